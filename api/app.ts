@@ -1,0 +1,65 @@
+/** createApp: the whole HTTP surface over the services, without listening (tests use port 0). */
+import express, { type Router } from 'express';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.routes.ts';
+import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { createMerchantAuth } from './http/merchant-auth.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { requestId } from './http/request-id.ts';
+import { securityHeaders } from './http/security-headers.ts';
+import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
+import { paymentRoutes } from './payments/payments.routes.ts';
+import type { Services } from './services.ts';
+import { simulatorRoutes } from './simulator/simulator.routes.ts';
+import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
+
+/** Where `npm run build` writes the widget bundle and the hosted page's assets. */
+export const DIST_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+
+/** Options for parts that tests or main configure. */
+export interface AppOptions {
+  /** Timing of the checkout event stream. */
+  eventTiming?: EventStreamTiming;
+  /** More routers (the payer page, the demo store), mounted before the 404 handler. */
+  mounts?: Array<[string, Router]>;
+}
+
+/** Builds the Express application. */
+export function createApp(services: Services, options: AppOptions = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId, securityHeaders);
+
+  const auth = createMerchantAuth(services.merchants);
+  const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/v2/openapi.json', (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.json(openApi);
+  });
+  app.use('/v2/checkout', checkoutRoutes(services.checkout, options.eventTiming));
+  if (services.simulator) app.use('/v2/dev', simulatorRoutes(services.simulator));
+  app.use('/v2', assetRoutes(services.registry));
+  app.use('/v2', paymentRoutes(services.payments, auth));
+  app.use('/v2', withdrawalRoutes(services.withdrawals, auth));
+
+  app.use('/logos', logoFiles);
+  app.use('/widget', express.static(path.join(DIST_DIR, 'widget'), { cacheControl: true, maxAge: 0, setHeaders: corsForScripts }));
+  app.use('/hosted', express.static(path.join(DIST_DIR, 'hosted'), { maxAge: 0 }));
+  for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(services.logger));
+  return app;
+}
+
+// Merchant sites load the widget module from this origin.
+function corsForScripts(res: express.Response): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+}

@@ -1,0 +1,112 @@
+import { type RequestHandler, Router } from 'express';
+import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
+
+/** Timing of the live stream; tests shorten it. */
+export interface EventStreamTiming {
+  /** Comment lines that keep proxies from closing an idle stream. */
+  heartbeatMs: number;
+  /** Re-reads the payment even without a notification (another process may have changed it). */
+  resyncMs: number;
+}
+
+const DEFAULT_TIMING: EventStreamTiming = { heartbeatMs: 15_000, resyncMs: 5_000 };
+
+// The payer's view is public by design (the unguessable id is the bearer link), so any site may
+// embed it; nothing private is in it.
+const openCors: RequestHandler = (req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', 'ETag, X-Request-Id');
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Cache-Control, Last-Event-ID');
+    res.setHeader('Access-Control-Max-Age', '86400');
+    res.status(204).end();
+    return;
+  }
+  next();
+};
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+/** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
+export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTiming = DEFAULT_TIMING): Router {
+  const router = Router();
+  router.use(openCors);
+
+  router.get('/:id', (req, res) => {
+    const snapshot = checkout.snapshot(req.params.id);
+    res.setHeader('ETag', snapshot.etag);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (matches(req.get('If-None-Match'), snapshot.etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.json(snapshot.view);
+  });
+
+  router.get('/:id/events', (req, res) => {
+    const id = req.params.id;
+    let last = checkout.snapshot(id); // an unknown id is a plain JSON 404, before any stream starts
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    const send = (snapshot: CheckoutSnapshot) => {
+      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${JSON.stringify(snapshot.view)}\n\n`);
+    };
+    res.write('retry: 3000\n\n');
+    send(last);
+    if (last.terminal) {
+      res.end();
+      return;
+    }
+
+    let expiryTimer: NodeJS.Timeout | undefined;
+    const refresh = () => {
+      let next: CheckoutSnapshot;
+      try {
+        next = checkout.snapshot(id);
+      } catch {
+        close();
+        return;
+      }
+      if (next.etag !== last.etag) send(next);
+      last = next;
+      if (next.terminal) close();
+      else scheduleExpiry();
+    };
+    const scheduleExpiry = () => {
+      clearTimeout(expiryTimer);
+      if (last.expiresAt === null) return;
+      // The status turns EXPIRED by time alone; look again just after that moment.
+      const wait = Math.max(0, last.expiresAt - Date.parse(last.view.serverTime)) + 50;
+      if (wait < 2 ** 31) expiryTimer = setTimeout(refresh, wait);
+    };
+    const unsubscribe = checkout.subscribe(id, refresh);
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), timing.heartbeatMs);
+    const resync = setInterval(refresh, timing.resyncMs);
+    scheduleExpiry();
+    let closed = false;
+    function close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(heartbeat);
+      clearInterval(resync);
+      clearTimeout(expiryTimer);
+      res.end();
+    }
+    req.on('close', close);
+  });
+
+  return router;
+}

@@ -1,0 +1,32 @@
+/** The payer-safe view of a payment: what the hosted page and the widget may know. */
+import { z } from 'zod';
+import { AssetOutput, Timestamp } from '../http/common.schema.ts';
+import { PAYMENT_STATUSES } from '../payments/payment-status.ts';
+
+/** Response of GET /v2/checkout/:id and the data of each `payment` server-sent event. */
+export const CheckoutOutput = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(PAYMENT_STATUSES),
+    amount: z.string(),
+    amountDue: z.string(),
+    totalReceivedAmount: z.string(),
+    asset: AssetOutput,
+    addressTo: z.string(),
+    destTag: z.string().nullable(),
+    paymentUri: z.string(),
+    confirmsNeeded: z.number().int(),
+    timeout: z.number().int(),
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+    invoice: z.string().nullable(),
+    checkoutUrl: z.string().nullable(),
+    merchant: z.object({ name: z.string(), siteUrl: z.string().nullable(), logoUrl: z.string().nullable() }),
+    transactions: z.array(
+      z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int(), date: Timestamp, late: z.boolean() }),
+    ),
+    serverTime: Timestamp.meta({ description: 'The server clock when this view was made, to run the countdown against.' }),
+  })
+  .meta({ id: 'Checkout' });
+/** The payer-safe view. */
+export type CheckoutOutput = z.output<typeof CheckoutOutput>;

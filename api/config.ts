@@ -1,0 +1,91 @@
+/**
+ * @module Configuration: read from the environment once, validated, frozen. A bad value stops
+ * start-up with a one-line message naming the variable.
+ */
+import path from 'node:path';
+
+/** Everything the service reads from its environment. */
+export interface Config {
+  readonly port: number;
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  readonly simulator: boolean;
+  readonly simulatorBlockSeconds: number;
+  readonly paymentTimeoutSeconds: number;
+  readonly logLevel: string;
+  /** 32-byte key that encrypts merchants' secret keys; from SERVER_KEY, else a file in DATA_DIR. */
+  readonly serverKeyHex: string | undefined;
+  /** How many derived addresses each network keeps ready, so creates never derive keys inline. */
+  readonly addressPoolSize: number;
+  readonly production: boolean;
+}
+
+/** A configuration value that cannot be used; main prints its message and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be "on" or "off", got "${env[name]}"`);
+}
+
+function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`PUBLIC_URL must start with http:// or https://, got "${raw}"`);
+  }
+  if (url.search || url.hash) throw new ConfigError(`PUBLIC_URL must not have a query or fragment, got "${raw}"`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Reads and validates the configuration from an environment. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const serverKeyHex = env.SERVER_KEY || undefined;
+  if (serverKeyHex !== undefined && !/^[0-9a-fA-F]{64}$/.test(serverKeyHex)) {
+    throw new ConfigError('SERVER_KEY must be 64 hexadecimal characters (32 bytes)');
+  }
+  const simulator = onOff(env, 'SIMULATOR', !production);
+  if (simulator && production) {
+    throw new ConfigError('SIMULATOR cannot be on when NODE_ENV=production');
+  }
+  return Object.freeze({
+    port,
+    publicUrl: publicUrl(env, port),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    simulator,
+    simulatorBlockSeconds: integer(env, 'SIMULATOR_BLOCK_SECONDS', 10, 0, 86400),
+    paymentTimeoutSeconds: integer(env, 'PAYMENT_TIMEOUT_SECONDS', 3600, 60, 30 * 86400),
+    logLevel,
+    serverKeyHex,
+    addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 200, 0, 100000),
+    production,
+  });
+}

@@ -1,0 +1,49 @@
+/** One field that failed validation, named by its dotted path in the request. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Every stable error code the API answers with. */
+export type ErrorCode =
+  | 'validation-failed'
+  | 'invalid-json'
+  | 'unsupported-media-type'
+  | 'payload-too-large'
+  | 'unsupported-asset'
+  | 'missing-api-key'
+  | 'invalid-api-key'
+  | 'missing-signature'
+  | 'invalid-signature'
+  | 'payment-not-found'
+  | 'withdrawal-not-found'
+  | 'not-found'
+  | 'insufficient-funds'
+  | 'invalid-state'
+  | 'duplicate-invoice'
+  | 'internal-error';
+
+/** An error meant for the client: its status, stable code and message reach the response as-is. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldError[],
+  ) {
+    super(message);
+  }
+
+  /** The response body of the error contract. */
+  toBody(): { error: { code: ErrorCode; message: string; details?: FieldError[] } } {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+/** A 400 listing every bad field at once. */
+export function validationFailed(details: FieldError[]): ApiError {
+  const fields = details.map((d) => d.path || '(body)').join(', ');
+  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}.`, details);
+}

@@ -1,0 +1,91 @@
+/** Schemas shared by several resources, in requests and responses. */
+import { z } from 'zod';
+import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
+import { text } from './validate.ts';
+
+/** A request amount: a decimal string, positive, at most one billion. */
+export const AmountInput = z
+  .string({ error: 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)' })
+  .max(40, 'must be at most 40 characters')
+  .regex(AMOUNT_PATTERN, 'must be digits with an optional decimal point, like "10.50" (no sign, exponent or spaces)')
+  .refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s).gt(0), 'must be greater than zero')
+  .refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s).lte(MAX_AMOUNT), 'must be at most 1000000000')
+  .meta({ description: 'Decimal amount in a string, at most the asset\'s `decimals` fractional digits.', examples: ['0.015'] });
+
+/** The asset of a request: only `short` and `network` are read. */
+export const AssetInput = z
+  .strictObject({
+    short: z.string().min(1, 'must not be empty').max(20, 'must be at most 20 characters').meta({ examples: ['BTC'] }),
+    network: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters').meta({ examples: ['bitcoin'] }),
+    name: z.string().max(200).optional().meta({ description: 'Ignored: accepted so a client may send back an asset it received.' }),
+    logoUrl: z.string().max(2000).optional().meta({ description: 'Ignored, like `name`.' }),
+    decimals: z.number().optional().meta({ description: 'Ignored, like `name`.' }),
+  })
+  .meta({ description: 'Which asset, on which network. See GET /v2/assets for the served pairs.' });
+
+/** The customer object of requests and responses. */
+export const Customer = z
+  .strictObject({
+    id: z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER).optional(),
+    name: text(200).optional(),
+    email: z.email('must be an e-mail address').max(254, 'must be at most 254 characters').optional(),
+  })
+  .meta({ id: 'Customer', description: 'The merchant\'s customer; every field optional.' });
+
+/** The full asset object of responses. */
+export const AssetOutput = z
+  .object({
+    short: z.string(),
+    network: z.string(),
+    name: z.string(),
+    logoUrl: z.url(),
+    decimals: z.number().int().meta({ description: 'Extension: fractional digits of every amount in this asset.' }),
+  })
+  .meta({ id: 'Asset' });
+
+/** The merchant object of responses. */
+export const MerchantOutput = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    siteUrl: z.string().nullable(),
+    logoUrl: z.string().nullable(),
+    email: z.string().nullable(),
+  })
+  .meta({ id: 'Merchant' });
+
+/** The contract's error body. */
+export const ErrorOutput = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Stable, kebab-case.', examples: ['validation-failed'] }),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+/** An ISO 8601 UTC timestamp with milliseconds. */
+export const Timestamp = z.iso.datetime().meta({ examples: ['2026-11-21T10:15:30.123Z'] });
+
+/** A page/limit pair of list queries, as strings straight from the query string. */
+export function pageQuery(minPage: number) {
+  const whole = (min: number, max?: number) =>
+    z
+      .string({ error: 'must be given once, as a whole number' })
+      .regex(/^[0-9]{1,9}$/, 'must be a whole number')
+      .transform(Number)
+      .refine((n) => n >= min && (max === undefined || n <= max), max === undefined ? `must be at least ${min}` : `must be from ${min} to ${max}`);
+  return {
+    page: whole(minPage).optional().meta({ description: `Page number, from ${minPage}.` }),
+    limit: whole(1, 100).optional().meta({ description: 'Records per page, 1 to 100 (default 20).' }),
+  };
+}
+
+/** An array filter of a list query. */
+export function filterValues<T extends z.ZodType>(description: string, item: T) {
+  return z.array(item).max(100, 'at most 100 values').optional().meta({ description });
+}
+
+/** A free-form value of an array filter. */
+export const FilterValue = z.string().max(200, 'each value must be at most 200 characters');

@@ -1,0 +1,46 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../shared/logger.ts';
+import { ApiError } from './api-error.ts';
+
+/** Answers any unmatched route with the contract's 404. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'not-found', `There is no route ${req.method} ${req.path}.`));
+};
+
+/**
+ * The one error handler: client errors become their contract body; anything else is logged and
+ * answered as a generic 500 that leaks no stack, SQL or message.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const apiError = err instanceof ApiError ? err : fromBodyParser(err);
+    if (apiError) {
+      res.status(apiError.status).json(apiError.toBody());
+      return;
+    }
+    logger.error({ err, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'unexpected error');
+    res.status(500).json(new ApiError(500, 'internal-error', 'Something went wrong on our side; nothing was changed. Try again, and quote the X-Request-Id header if it persists.').toBody());
+  };
+}
+
+/** Maps the errors Express's body readers throw to contract errors. */
+function fromBodyParser(err: unknown): ApiError | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  switch ((err as { type: unknown }).type) {
+    case 'entity.too.large':
+      return new ApiError(413, 'payload-too-large', 'The request body is larger than 64 KiB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'unsupported-media-type', 'The request body must be UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ApiError(400, 'invalid-json', 'The request body could not be read completely.');
+    default:
+      return undefined;
+  }
+}

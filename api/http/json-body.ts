@@ -1,0 +1,47 @@
+/** Reading JSON request bodies: media type, size limit, raw bytes (for signatures), then parsing. */
+import express, { type RequestHandler } from 'express';
+import { ApiError } from './api-error.ts';
+
+/** Largest body a POST may carry. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** 415 unless the body is declared as UTF-8 JSON. */
+export const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  const [mediaType = '', ...params] = (req.headers['content-type'] ?? '').split(';');
+  const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
+  if (mediaType.trim().toLowerCase() !== 'application/json' || (charset && !['charset=utf-8', 'charset="utf-8"'].includes(charset))) {
+    next(new ApiError(415, 'unsupported-media-type', 'Send the body as UTF-8 JSON with the header Content-Type: application/json.'));
+    return;
+  }
+  next();
+};
+
+// Compressed bodies are refused rather than inflated: the signature covers the bytes as sent.
+/** Reads the body as raw bytes, up to the limit (413 beyond). */
+export const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+
+/** Parses the raw bytes as JSON (400 invalid-json otherwise). */
+export const parseJsonBody: RequestHandler = (req, _res, next) => {
+  const raw: unknown = req.body;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) {
+    next(new ApiError(400, 'invalid-json', 'The request body is empty; send a JSON object.'));
+    return;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    next(new ApiError(400, 'invalid-json', 'The request body is not valid UTF-8.'));
+    return;
+  }
+  try {
+    req.body = JSON.parse(text);
+  } catch (err) {
+    next(new ApiError(400, 'invalid-json', `The request body is not valid JSON (${(err as Error).message}).`));
+    return;
+  }
+  next();
+};
+
+/** The whole chain for unsigned JSON bodies. */
+export const jsonBody: RequestHandler[] = [requireJsonContentType, readRawBody, parseJsonBody];

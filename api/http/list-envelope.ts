@@ -1,0 +1,10 @@
+/** The list envelope of GET /v2/payment and GET /v2/withdrawal. */
+export interface ListEnvelope<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+/** The default number of records per page. */
+export const DEFAULT_LIMIT = 20;

@@ -1,0 +1,75 @@
+/**
+ * @module Merchant authentication: the API-KEY header on every merchant endpoint, and on POSTs an
+ * X-HMAC signature over the exact body bytes, checked before the body is parsed.
+ */
+import type { RequestHandler } from 'express';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Merchant, MerchantCredentials } from '../merchants/merchant.store.ts';
+import type { MerchantService } from '../merchants/merchant.service.ts';
+import { ApiError } from './api-error.ts';
+import { parseJsonBody, readRawBody, requireJsonContentType } from './json-body.ts';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      /** The authenticated merchant. */
+      merchant: Merchant;
+      /** Its credentials, for signature checks. */
+      credentials: MerchantCredentials;
+    }
+  }
+}
+
+const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
+
+/** Creates the authentication middleware for merchant endpoints. */
+export function createMerchantAuth(merchants: MerchantService) {
+  const apiKey: RequestHandler = (req, res, next) => {
+    const key = req.get('API-KEY');
+    if (!key) {
+      next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
+      return;
+    }
+    const credentials = merchants.authenticate(key);
+    if (!credentials) {
+      next(new ApiError(401, 'invalid-api-key', 'The API key in the API-KEY header is not valid.'));
+      return;
+    }
+    res.locals.merchant = credentials.merchant;
+    res.locals.credentials = credentials;
+    next();
+  };
+
+  const verifySignature: RequestHandler = (req, res, next) => {
+    const signature = req.get('X-HMAC')?.trim();
+    if (!signature) {
+      next(new ApiError(401, 'missing-signature', 'POST requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes, keyed with your secret key.'));
+      return;
+    }
+    const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const expected = createHmac('sha256', merchants.secretKeyOf(res.locals.credentials)).update(body).digest();
+    // The pattern is the length check before the constant-time comparison.
+    if (!SIGNATURE_PATTERN.test(signature) || !timingSafeEqual(Buffer.from(signature, 'hex'), expected)) {
+      next(
+        new ApiError(
+          401,
+          'invalid-signature',
+          'X-HMAC does not match the body. Sign the exact body bytes as sent (not a re-serialised copy) with HMAC-SHA256 and your secret key, hex-encoded.',
+        ),
+      );
+      return;
+    }
+    next();
+  };
+
+  return {
+    /** Requires a valid API-KEY (every merchant endpoint). */
+    apiKey,
+    /** For POSTs: API key, JSON content type, size limit, signature over the raw bytes, then parsing. */
+    signedJson: [apiKey, requireJsonContentType, readRawBody, verifySignature, parseJsonBody] as RequestHandler[],
+  };
+}
+
+/** The merchant authentication middleware. */
+export type MerchantAuth = ReturnType<typeof createMerchantAuth>;

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { type FieldError, validationFailed } from './api-error.ts';
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+};
+
+function joinPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+/** Turns zod's issues into the contract's `details`, one entry per bad field, in plain words. */
+export function toFieldErrors(error: z.ZodError): FieldError[] {
+  const details: FieldError[] = [];
+  for (const issue of error.issues) {
+    const path = joinPath(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        details.push({ path: path ? `${path}.${key}` : key, message: 'is not a field of this request (names are case-sensitive)' });
+      }
+    } else if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+      details.push({ path, message: 'is required' });
+    } else if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input:')) {
+      const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
+      details.push({ path, message: path ? `must be ${expected}` : `the body must be ${expected}` });
+    } else {
+      details.push({ path, message: issue.message });
+    }
+  }
+  return details;
+}
+
+/** Parses input with a schema, or throws a 400 validation-failed listing every bad field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw validationFailed(toFieldErrors(result.error));
+  return result.data;
+}
+
+/** Parses input with a schema, returning the data or the field errors (for callers that add their own). */
+export function parseCollecting<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): { data: z.output<S>; errors: [] } | { data: undefined; errors: FieldError[] } {
+  const result = schema.safeParse(input);
+  return result.success ? { data: result.data, errors: [] } : { data: undefined, errors: toFieldErrors(result.error) };
+}
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A free-text string: trimmed length 1..max, no control characters. */
+export function text(max: number) {
+  return z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, 'must not be empty')
+    .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters');
+}
+
+/** An absolute http or https URL. */
+export function httpUrl(max = 2000) {
+  return z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => {
+      try {
+        const url = new URL(s);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'must be an absolute http:// or https:// URL')
+    .meta({ format: 'uri' });
+}

@@ -1,0 +1,69 @@
+/** Starts the service: configuration, database, services, HTTP server and background jobs. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createApp, DIST_DIR } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/open-database.ts';
+import { startJobs } from './jobs.ts';
+import { ensureDemoMerchant } from './merchants/demo-merchant.ts';
+import { loadServerKey } from './merchants/server-key.ts';
+import { createServices } from './services.ts';
+import { systemClock } from './shared/clock.ts';
+import { createLogger } from './shared/logger.ts';
+import { extraMounts } from './mounts.ts';
+
+function start(): void {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = openDatabase(path.join(config.dataDir, 'checkout.db'));
+  const services = createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
+
+  const demo = ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
+  if (demo) {
+    process.stdout.write(
+      `\nDemo merchant "${demo.merchant.name}" created (keys shown once; also in ${path.join(config.dataDir, 'demo-merchant.json')}):\n` +
+        `  API key:    ${demo.apiKey}\n  Secret key: ${demo.secretKey}\n\n`,
+    );
+  }
+  if (!fs.existsSync(path.join(DIST_DIR, 'widget', 'crypto-checkout.js'))) {
+    logger.warn('dist/widget/crypto-checkout.js is missing: run `npm run build` (npm start does) to serve the widget');
+  }
+
+  const app = createApp(services, { mounts: extraMounts(services) });
+  const server = app.listen(config.port, () => {
+    logger.info({ url: config.publicUrl, dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
+    process.stdout.write(`Crypto checkout is running at ${config.publicUrl} (demo store: ${config.publicUrl}/demo)\n`);
+  });
+  server.on('error', (err) => {
+    process.stderr.write(`crypto-checkout: cannot listen on port ${config.port}: ${err.message}\n`);
+    process.exit(1);
+  });
+  const stopJobs = startJobs(services);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stopJobs();
+    server.close(() => {
+      void services.close().then(() => {
+        db.close();
+        process.exit(0);
+      });
+    });
+    // Live payer streams never end on their own.
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+try {
+  start();
+} catch (err) {
+  const message = err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err);
+  process.stderr.write(`crypto-checkout: ${message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,168 @@
+/**
+ * @module Receiving addresses. Derived networks keep a pool of pre-derived addresses, topped up by
+ * a worker thread, so creating a payment claims a row instead of doing elliptic-curve work; an
+ * empty pool falls back to deriving one address inline. Tagged networks share one address and
+ * hand out a new destination tag per payment.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Db } from '../db/open-database.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { AssetRegistry } from './asset-registry.ts';
+import type { DeriveRequest, DeriveResponse } from './derive-worker.ts';
+import { deriveReceiveAddress } from './hd-wallet.ts';
+
+/** Where a payer sends a payment. */
+export interface ReceivingAddress {
+  address: string;
+  destTag: string | null;
+}
+
+const BATCH = 100;
+const WORKER_URL = new URL('./derive-worker.ts', import.meta.url).href;
+const TSX_API_URL = import.meta.resolve('tsx/esm/api');
+
+/** Starts the derivation worker; its file is TypeScript, so the worker registers tsx first. */
+function startDeriveWorker(): Worker {
+  const bootstrap = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+/** Creates the pool over the addresses table. */
+export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolSize: number; logger: Logger }) {
+  const { db, registry, poolSize, logger } = deps;
+  const claimPooled = db.prepare<[string, string], { address: string }>(
+    `UPDATE addresses SET payment_id = ?
+     WHERE id = (SELECT id FROM addresses WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1)
+     RETURNING address`,
+  );
+  const reserveIndexes = db.prepare<[{ count: number; network: string }], { fromIndex: number; xpub: string }>(
+    'UPDATE hd_accounts SET next_index = next_index + @count WHERE network = @network RETURNING next_index - @count AS fromIndex, xpub',
+  );
+  const xpubOf = db.prepare<[string], { xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?');
+  const insertAddress = db.prepare(
+    'INSERT OR IGNORE INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, ?, ?)',
+  );
+  const countPooled = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM addresses WHERE network = ? AND payment_id IS NULL');
+  const insertBatch = db.transaction((network: string, fromIndex: number, addresses: string[]) => {
+    addresses.forEach((address, i) => insertAddress.run(network, address, null, fromIndex + i, null));
+  });
+
+  const sharedAddresses = new Map<string, string>();
+  let worker: Worker | undefined;
+  let nextRequestId = 1;
+  const pending = new Map<number, (addresses: string[]) => void>();
+  let refilling: Promise<void> | undefined;
+  let refillAgain = false;
+  let closed = false;
+
+  function reserve(network: string, count: number): { fromIndex: number; xpub: string } {
+    const row = reserveIndexes.get({ count, network });
+    if (!row) throw new Error(`network ${network} has no HD account`);
+    return row;
+  }
+
+  function sharedAddress(network: string): string {
+    let address = sharedAddresses.get(network);
+    if (!address) {
+      const row = xpubOf.get(network);
+      if (!row) throw new Error(`network ${network} has no HD account`);
+      address = deriveReceiveAddress(row.xpub, network, 0);
+      sharedAddresses.set(network, address);
+    }
+    return address;
+  }
+
+  function deriveInWorker(request: Omit<DeriveRequest, 'id'>): Promise<string[]> {
+    if (!worker) {
+      worker = startDeriveWorker();
+      worker.on('message', (response: DeriveResponse) => {
+        pending.get(response.id)?.(response.addresses);
+        pending.delete(response.id);
+        if (pending.size === 0) worker?.unref();
+      });
+      worker.on('error', (err) => logger.error({ err }, 'address derivation worker failed'));
+    }
+    worker.ref();
+    const id = nextRequestId++;
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      worker!.postMessage({ id, ...request } satisfies DeriveRequest);
+    });
+  }
+
+  async function topUp(network: string): Promise<void> {
+    let missing = poolSize - countPooled.get(network)!.n;
+    if (missing < Math.ceil(poolSize / 2)) return;
+    while (missing > 0 && !closed) {
+      const count = Math.min(BATCH, missing);
+      const { fromIndex, xpub } = db.transaction(() => reserve(network, count)).immediate();
+      const addresses = await deriveInWorker({ network, xpub, fromIndex, count });
+      if (closed) return;
+      insertBatch.immediate(network, fromIndex, addresses);
+      missing -= count;
+    }
+  }
+
+  async function refillAll(): Promise<void> {
+    do {
+      refillAgain = false;
+      for (const network of registry.networks()) {
+        if (network.receiveMode === 'derived') await topUp(network.name);
+      }
+    } while (refillAgain && !closed);
+  }
+
+  return {
+    /**
+     * Gives a payment its receiving address. Must run inside the payment's write transaction, so a
+     * failed create hands nothing out.
+     */
+    claim(network: string, paymentId: string): ReceivingAddress {
+      if (registry.network(network).receiveMode === 'tagged') {
+        const { fromIndex } = reserve(network, 1);
+        const address = sharedAddress(network);
+        const destTag = String(fromIndex + 1);
+        insertAddress.run(network, address, destTag, null, paymentId);
+        return { address, destTag };
+      }
+      const pooled = claimPooled.get(paymentId, network);
+      if (pooled) return { address: pooled.address, destTag: null };
+      const { fromIndex, xpub } = reserve(network, 1);
+      const address = deriveReceiveAddress(xpub, network, fromIndex);
+      insertAddress.run(network, address, null, fromIndex, paymentId);
+      return { address, destTag: null };
+    },
+
+    /** Tops every derived network's pool back up to its size; concurrent calls share one run. */
+    refill(): Promise<void> {
+      if (poolSize === 0 || closed) return Promise.resolve();
+      if (refilling) {
+        refillAgain = true;
+        return refilling;
+      }
+      refilling = refillAll()
+        .catch((err) => logger.error({ err }, 'address pool refill failed'))
+        .finally(() => {
+          refilling = undefined;
+        });
+      return refilling;
+    },
+
+    /** How many unclaimed addresses each derived network has ready. */
+    sizes(): Record<string, number> {
+      return Object.fromEntries(
+        registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => [n.name, countPooled.get(n.name)!.n]),
+      );
+    },
+
+    /** Stops the worker; pending batches are dropped (their indexes are simply skipped). */
+    async close(): Promise<void> {
+      closed = true;
+      await worker?.terminate();
+      worker = undefined;
+    },
+  };
+}
+
+/** The address pool's interface. */
+export type AddressPool = ReturnType<typeof createAddressPool>;

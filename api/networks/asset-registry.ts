@@ -1,0 +1,114 @@
+import type { Db } from '../db/open-database.ts';
+import { hasAddressCodec } from './address-codecs.ts';
+
+/** A network the service receives and sends on. */
+export interface Network {
+  name: string;
+  displayName: string;
+  confirmationsNeeded: number;
+  receiveMode: 'derived' | 'tagged';
+  accountPath: string;
+  chainId: number | null;
+}
+
+/** An asset on a network, as the registry holds it. */
+export interface Asset {
+  id: number;
+  short: string;
+  network: string;
+  name: string;
+  logo: string;
+  decimals: number;
+  chainDecimals: number;
+  contractAddress: string | null;
+  withdrawalFee: string;
+}
+
+/** The full asset object of responses. */
+export interface AssetJson {
+  short: string;
+  network: string;
+  name: string;
+  logoUrl: string;
+  decimals: number;
+}
+
+/** Networks and assets, read from the database once at start-up. */
+export interface AssetRegistry {
+  /** Finds an asset by ticker and network name (exact, case-sensitive). */
+  find(short: string, network: string): Asset | undefined;
+  /** The asset with a given row id. */
+  byId(id: number): Asset;
+  /** A network by name. */
+  network(name: string): Network;
+  /** Every asset, in registry order. */
+  assets(): readonly Asset[];
+  /** Every network. */
+  networks(): readonly Network[];
+  /** The response form of an asset, with an absolute logo URL. */
+  toJson(asset: Asset): AssetJson;
+}
+
+/** Loads the registry; networks this build has no address codec for are left out, loudly. */
+export function loadAssetRegistry(db: Db, publicUrl: string): AssetRegistry {
+  const networks = new Map<string, Network>();
+  const rows = db
+    .prepare<[], { name: string; display_name: string; confirmations_needed: number; receive_mode: 'derived' | 'tagged'; account_path: string; chain_id: number | null }>(
+      'SELECT * FROM networks ORDER BY rowid',
+    )
+    .all();
+  for (const row of rows) {
+    if (!hasAddressCodec(row.name)) throw new Error(`network "${row.name}" is in the database but this build has no address codec for it`);
+    networks.set(row.name, {
+      name: row.name,
+      displayName: row.display_name,
+      confirmationsNeeded: row.confirmations_needed,
+      receiveMode: row.receive_mode,
+      accountPath: row.account_path,
+      chainId: row.chain_id,
+    });
+  }
+  const assets = db
+    .prepare<[], { id: number; short: string; network: string; name: string; logo: string; decimals: number; chain_decimals: number; contract_address: string | null; withdrawal_fee: string }>(
+      'SELECT * FROM assets ORDER BY id',
+    )
+    .all()
+    .map(
+      (row): Asset => ({
+        id: row.id,
+        short: row.short,
+        network: row.network,
+        name: row.name,
+        logo: row.logo,
+        decimals: row.decimals,
+        chainDecimals: row.chain_decimals,
+        contractAddress: row.contract_address,
+        withdrawalFee: row.withdrawal_fee,
+      }),
+    );
+  const byKey = new Map(assets.map((a) => [`${a.short}\u0000${a.network}`, a]));
+  const byId = new Map(assets.map((a) => [a.id, a]));
+  const json = new Map<number, AssetJson>(
+    assets.map((a) => [
+      a.id,
+      Object.freeze({ short: a.short, network: a.network, name: a.name, logoUrl: /^https?:\/\//.test(a.logo) ? a.logo : publicUrl + a.logo, decimals: a.decimals }),
+    ]),
+  );
+
+  return {
+    find: (short, network) => byKey.get(`${short}\u0000${network}`),
+    byId(id) {
+      const asset = byId.get(id);
+      if (!asset) throw new Error(`unknown asset id ${id}`);
+      return asset;
+    },
+    network(name) {
+      const network = networks.get(name);
+      if (!network) throw new Error(`unknown network ${name}`);
+      return network;
+    },
+    assets: () => assets,
+    networks: () => [...networks.values()],
+    toJson: (asset) => json.get(asset.id)!,
+  };
+}

@@ -1,0 +1,42 @@
+/** Request rules that depend on the asset: which pair it names and how fine its amounts may be. */
+import { ApiError, type FieldError, validationFailed } from '../http/api-error.ts';
+import { AMOUNT_PATTERN, fractionDigits } from '../shared/money.ts';
+import type { Asset, AssetRegistry } from './asset-registry.ts';
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Finds the asset a request body names and adds the asset-dependent field errors to those the
+ * schema found; throws unless everything is valid. An unknown pair alone is 400 unsupported-asset;
+ * together with other bad fields it is listed among them.
+ */
+export function resolveRequestAsset(
+  registry: AssetRegistry,
+  body: unknown,
+  errors: FieldError[],
+  assetChecks: (asset: Asset) => FieldError[] = () => [],
+): Asset {
+  const short = field(field(body, 'asset'), 'short');
+  const network = field(field(body, 'asset'), 'network');
+  const asset = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
+  if (!asset) {
+    if (typeof short === 'string' && typeof network === 'string' && short !== '' && network !== '') {
+      const message = `${short} on network "${network}" is not a served asset; served pairs are ${registry
+        .assets()
+        .map((a) => `${a.short}/${a.network}`)
+        .join(', ')}.`;
+      if (errors.length === 0) throw new ApiError(400, 'unsupported-asset', message);
+      errors.push({ path: 'asset', message });
+    }
+    throw validationFailed(errors);
+  }
+  const amount = field(body, 'amount');
+  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && fractionDigits(amount) > asset.decimals) {
+    errors.push({ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` });
+  }
+  errors.push(...assetChecks(asset));
+  if (errors.length > 0) throw validationFailed(errors);
+  return asset;
+}

@@ -1,0 +1,143 @@
+/**
+ * @module The chain watcher: turns what network adapters report into payment transactions, status
+ * changes, ledger credits and completed payouts. It is the same code for the simulator and for a
+ * real chain; each event is applied in one immediate transaction and announced after commit.
+ */
+import type { Ledger } from '../balance/ledger.store.ts';
+import type { PaymentEvents } from '../checkout/payment-events.ts';
+import type { Db } from '../db/open-database.ts';
+import { decideStatus, isLate } from '../payments/payment-status.ts';
+import type { Payment, PaymentStore } from '../payments/payment.store.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
+import type { WithdrawalStore } from '../withdrawals/withdrawal.store.ts';
+import type { AssetRegistry } from './asset-registry.ts';
+import type { ChainEvent, IncomingTransaction } from './network-adapter.ts';
+
+/** What the watcher needs. */
+export interface ChainWatcherDeps {
+  db: Db;
+  payments: PaymentStore;
+  withdrawals: WithdrawalStore;
+  ledger: Ledger;
+  registry: AssetRegistry;
+  clock: Clock;
+  events: PaymentEvents;
+  logger: Logger;
+}
+
+/** Creates the watcher; adapters call `handle` with every event. */
+export function createChainWatcher(deps: ChainWatcherDeps) {
+  const { db, payments, withdrawals, ledger, registry, clock, logger } = deps;
+
+  /** Credits newly confirmed transactions and moves the status; always touches updated_at. */
+  function settle(payment: Payment, now: number): void {
+    const asset = registry.byId(payment.assetId);
+    const transactions = payments.transactionsOf(payment.id);
+    for (const transaction of transactions) {
+      if (transaction.confirmations >= payment.confirmsNeeded && !ledger.isCredited(transaction.id)) {
+        ledger.post({
+          merchantId: payment.merchantId,
+          assetId: asset.id,
+          decimals: asset.decimals,
+          kind: 'payment-credit',
+          availableDelta: parseAmount(transaction.amount),
+          reservedDelta: new Amount(0),
+          paymentTransactionId: transaction.id,
+        });
+      }
+    }
+    payments.setStatus(payment.id, decideStatus(payment, transactions, now), now);
+  }
+
+  const applyTransaction = db.transaction((incoming: IncomingTransaction): string | undefined => {
+    const payment = payments.findByAddress(incoming.network, incoming.addressTo, incoming.destTag);
+    if (!payment) return undefined;
+    const asset = registry.byId(payment.assetId);
+    if (asset.short !== incoming.assetShort || asset.network !== incoming.network) {
+      logger.warn({ paymentId: payment.id, txnId: incoming.txnId, assetShort: incoming.assetShort }, 'transaction of another asset sent to a payment address; not counted');
+      return undefined;
+    }
+    const now = clock();
+    const existing = payments.findTransaction(payment.id, incoming.txnId);
+    if (existing) {
+      if (existing.confirmations === incoming.confirmations) return undefined;
+      payments.setConfirmations(existing.id, incoming.confirmations);
+    } else {
+      // Amounts finer than the asset's decimals are cut, never rounded up: we never count more than arrived.
+      const amount = formatAmount(parseAmount(incoming.amount).toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN), asset.decimals);
+      payments.insertTransaction({
+        paymentId: payment.id,
+        txnId: incoming.txnId,
+        amount,
+        addressFrom: incoming.addressFrom,
+        addressTo: incoming.addressTo,
+        destTag: incoming.destTag,
+        confirmations: incoming.confirmations,
+        late: isLate(payment, now),
+        seenAt: now,
+      });
+    }
+    settle(payment, now);
+    return payment.id;
+  });
+
+  const applyConfirmations = db.transaction((network: string, updates: { txnId: string; confirmations: number }[]): string[] => {
+    const now = clock();
+    const changed = new Set<string>();
+    for (const { txnId, confirmations } of updates) {
+      for (const transaction of payments.transactionsByTxnId(txnId)) {
+        if (transaction.confirmations === confirmations) continue;
+        payments.setConfirmations(transaction.id, confirmations);
+        changed.add(transaction.paymentId);
+      }
+      const withdrawal = withdrawals.findByTxnId(txnId);
+      if (withdrawal && withdrawal.confirmations !== confirmations) {
+        withdrawals.setConfirmations(withdrawal.id, confirmations, now);
+        if (confirmations >= registry.network(network).confirmationsNeeded) withdrawals.transition(withdrawal.id, 'APPROVED', 'COMPLETE', now);
+      }
+    }
+    for (const paymentId of changed) settle(payments.findById(paymentId)!, now);
+    return [...changed];
+  });
+
+  const applyDrop = db.transaction((txnId: string): string[] => {
+    const now = clock();
+    const changed: string[] = [];
+    for (const transaction of payments.transactionsByTxnId(txnId)) {
+      if (ledger.isCredited(transaction.id)) {
+        logger.error({ txnId, paymentId: transaction.paymentId }, 'a credited transaction was reported dropped; left in place for review');
+        continue;
+      }
+      payments.deleteTransaction(transaction.id);
+      settle(payments.findById(transaction.paymentId)!, now);
+      changed.push(transaction.paymentId);
+    }
+    return changed;
+  });
+
+  return {
+    /** Applies one chain event, then tells live views which payments changed. */
+    handle(event: ChainEvent): void {
+      let changed: string[];
+      switch (event.kind) {
+        case 'transaction': {
+          const id = applyTransaction.immediate(event.transaction);
+          changed = id ? [id] : [];
+          break;
+        }
+        case 'confirmations':
+          changed = applyConfirmations.immediate(event.network, event.updates);
+          break;
+        case 'dropped':
+          changed = applyDrop.immediate(event.txnId);
+          break;
+      }
+      for (const id of changed) deps.events.changed(id);
+    },
+  };
+}
+
+/** The chain watcher's interface. */
+export type ChainWatcher = ReturnType<typeof createChainWatcher>;

@@ -1,0 +1,70 @@
+/**
+ * @module The installation's HD wallet. Receiving needs only each network's account-level extended
+ * public key (BIP32 public derivation); the mnemonic is written once to DATA_DIR for the operator
+ * to move offline, and the service never reads it again unless a new network needs an account.
+ */
+import { HDKey } from '@scure/bip32';
+import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../db/open-database.ts';
+import { addressCodec } from './address-codecs.ts';
+import type { AssetRegistry } from './asset-registry.ts';
+
+/** Name of the file, inside DATA_DIR, that holds the installation's mnemonic. */
+export const MNEMONIC_FILE = 'wallet-mnemonic.txt';
+
+/**
+ * Makes sure every network has an account xpub in hd_accounts, generating the installation's
+ * mnemonic on first start. Returns the path of the mnemonic file when it was just created.
+ */
+export function ensureHdAccounts(db: Db, registry: AssetRegistry, dataDir: string): string | undefined {
+  const existing = db.prepare<[string], { network: string }>('SELECT network FROM hd_accounts WHERE network = ?');
+  const insert = db.prepare('INSERT INTO hd_accounts (network, xpub, next_index) VALUES (?, ?, 0)');
+  let created: string | undefined;
+  db.transaction(() => {
+    const missing = registry.networks().filter((n) => !existing.get(n.name));
+    if (missing.length === 0) return;
+    const file = path.join(dataDir, MNEMONIC_FILE);
+    let mnemonic: string;
+    if (fs.existsSync(file)) {
+      mnemonic = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.trim();
+      if (!validateMnemonic(mnemonic, wordlist)) throw new Error(`${file} does not end with a valid BIP39 mnemonic`);
+    } else if (missing.length === registry.networks().length) {
+      mnemonic = generateMnemonic(wordlist, 256);
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.writeFileSync(
+        file,
+        '# The BIP39 mnemonic of this installation\'s wallet. It controls every payment address.\n' +
+          '# Back it up and move it off this machine; receiving needs only the public keys in the database.\n' +
+          mnemonic + '\n',
+        { mode: 0o600, flag: 'wx' },
+      );
+      created = file;
+    } else {
+      throw new Error(`networks ${missing.map((n) => n.name).join(', ')} have no account key and ${file} is not there to derive one`);
+    }
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+    for (const network of missing) insert.run(network.name, root.derive(network.accountPath).publicExtendedKey);
+  }).immediate();
+  return created;
+}
+
+const chains = new Map<string, HDKey>();
+
+/** The address at `index` of an account's chain: 0 receives payments, 1 is the sending (change) chain. */
+export function deriveAddress(xpub: string, network: string, chain: 0 | 1, index: number): string {
+  const key = `${xpub}/${chain}`;
+  let node = chains.get(key);
+  if (!node) {
+    node = HDKey.fromExtendedKey(xpub).deriveChild(chain);
+    chains.set(key, node);
+  }
+  return addressCodec(network).fromPublicKey(node.deriveChild(index).publicKey!);
+}
+
+/** The receiving address at `index` of an account's external chain (xpub/0/index). */
+export function deriveReceiveAddress(xpub: string, network: string, index: number): string {
+  return deriveAddress(xpub, network, 0, index);
+}

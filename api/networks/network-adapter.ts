@@ -1,0 +1,53 @@
+/**
+ * @module The boundary between the service and a blockchain. The simulator implements it today; a
+ * real adapter (a node or indexer client per network) implements the same interface and feeds the
+ * same chain watcher, so nothing above this line changes when a real chain is plugged in.
+ */
+import type { Asset } from './asset-registry.ts';
+
+/** A transaction seen paying an address, as a network reports it. */
+export interface IncomingTransaction {
+  network: string;
+  txnId: string;
+  /** Ticker of the asset moved (the native coin, or a token the adapter recognised by contract). */
+  assetShort: string;
+  addressFrom: string;
+  addressTo: string;
+  destTag: string | null;
+  amount: string;
+  confirmations: number;
+}
+
+/** What a network adapter reports. */
+export type ChainEvent =
+  | { kind: 'transaction'; transaction: IncomingTransaction }
+  | { kind: 'confirmations'; network: string; updates: { txnId: string; confirmations: number }[] }
+  | { kind: 'dropped'; network: string; txnId: string };
+
+/** A payout to broadcast. */
+export interface Payout {
+  /** Idempotency reference (the withdrawal id): the same reference is never broadcast twice. */
+  reference: string;
+  asset: Asset;
+  addressTo: string;
+  destTag: string | null;
+  /** What the recipient receives; the network fee is on top. */
+  amount: string;
+}
+
+/** A broadcast payout. */
+export interface SentPayout {
+  txnId: string;
+  addressFrom: string;
+}
+
+/** One network's connection to its chain. */
+export interface NetworkAdapter {
+  readonly network: string;
+  /** Starts delivering events; the handler runs them in order. */
+  watch(onEvent: (event: ChainEvent) => void): void;
+  /** Broadcasts a payout, or returns the earlier broadcast with the same reference. */
+  send(payout: Payout): Promise<SentPayout>;
+  /** Stops delivering events. */
+  close(): void;
+}

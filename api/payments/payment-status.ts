@@ -1,0 +1,59 @@
+/**
+ * @module The payment state machine, as pure functions of a payment, its transactions and the time.
+ *
+ * OPEN → CONFIRMING → COMPLETE, OPEN → COMPLETE, OPEN → EXPIRED, CONFIRMING → OPEN (a transaction
+ * dropped). Only transactions seen before expiry count towards the amount; later ones are `late`.
+ */
+import { type Amount, parseAmount, sumAmounts, ZERO } from '../shared/money.ts';
+
+/** Every payment status; the specification shows OPEN and EXPIRED, the other two are extensions. */
+export const PAYMENT_STATUSES = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'] as const;
+/** A payment status. */
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** What the state machine needs to know about a payment. */
+export interface PaymentTerms {
+  status: PaymentStatus;
+  amount: string;
+  confirmsNeeded: number;
+  expiresAt: number;
+}
+
+/** What the state machine needs to know about a received transaction. */
+export interface ReceivedFunds {
+  amount: string;
+  confirmations: number;
+  late: boolean;
+}
+
+/** The status reported at `now`: a stored OPEN past its expiry is EXPIRED, even before any sweep. */
+export function effectiveStatus(payment: Pick<PaymentTerms, 'status' | 'expiresAt'>, now: number): PaymentStatus {
+  return payment.status === 'OPEN' && now >= payment.expiresAt ? 'EXPIRED' : payment.status;
+}
+
+/** The status a payment moves to given all its transactions at `now`. COMPLETE never changes. */
+export function decideStatus(payment: PaymentTerms, transactions: readonly ReceivedFunds[], now: number): PaymentStatus {
+  if (payment.status === 'COMPLETE') return 'COMPLETE';
+  const onTime = transactions.filter((t) => !t.late);
+  const amount = parseAmount(payment.amount);
+  const confirmed = sumAmounts(onTime.filter((t) => t.confirmations >= payment.confirmsNeeded).map((t) => t.amount));
+  if (confirmed.gte(amount)) return 'COMPLETE';
+  if (sumAmounts(onTime.map((t) => t.amount)).gte(amount)) return 'CONFIRMING';
+  return payment.status === 'EXPIRED' || now >= payment.expiresAt ? 'EXPIRED' : 'OPEN';
+}
+
+/** Amount minus what arrived before expiry, never below zero. */
+export function amountDue(payment: Pick<PaymentTerms, 'amount'>, transactions: readonly ReceivedFunds[]): Amount {
+  const due = parseAmount(payment.amount).minus(sumAmounts(transactions.filter((t) => !t.late).map((t) => t.amount)));
+  return due.isNegative() ? ZERO : due;
+}
+
+/** Whether a transaction first seen at `seenAt` came after expiry, so it does not count towards the amount. */
+export function isLate(payment: Pick<PaymentTerms, 'expiresAt'>, seenAt: number): boolean {
+  return seenAt >= payment.expiresAt;
+}
+
+/** Whether no further status change can happen (the payer page stops listening). */
+export function isTerminal(status: PaymentStatus): boolean {
+  return status === 'COMPLETE' || status === 'EXPIRED';
+}

@@ -1,0 +1,83 @@
+/** Request and response schemas of payments; the OpenAPI document is generated from these. */
+import { z } from 'zod';
+import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
+import { httpUrl, text } from '../http/validate.ts';
+import { PAYMENT_STATUSES } from './payment-status.ts';
+
+/** Body of POST /v2/payment. */
+export const CreatePaymentInput = z
+  .strictObject({
+    amount: AmountInput,
+    asset: AssetInput,
+    customer: Customer.nullish(),
+    invoice: text(200).nullish().meta({ description: 'The merchant\'s own reference, up to 200 characters.' }),
+    checkoutUrl: httpUrl().nullish().meta({ description: 'Merchant page the payer returns to after paying; http or https only.' }),
+    timeout: z
+      .number()
+      .int('must be a whole number of seconds')
+      .min(60, 'must be at least 60 seconds')
+      .max(30 * 86400, 'must be at most 2592000 seconds (30 days)')
+      .nullish()
+      .meta({ description: 'Extension: seconds the payer has to pay (default PAYMENT_TIMEOUT_SECONDS, 3600).' }),
+  })
+  .meta({ id: 'CreatePayment' });
+/** A validated payment creation request. */
+export type CreatePaymentInput = z.output<typeof CreatePaymentInput>;
+
+/** Query of GET /v2/payment (after the array encodings are normalised). */
+export const ListPaymentsQuery = z.object({
+  txnIds: filterValues('Transaction ids received by the payment.', FilterValue),
+  ids: filterValues('Payment ids.', FilterValue),
+  invoices: filterValues('Merchant invoices.', FilterValue),
+  statuses: filterValues(
+    'Statuses (OPEN and EXPIRED from the specification; CONFIRMING and COMPLETE are extensions).',
+    z.enum(PAYMENT_STATUSES, { error: `each value must be one of ${PAYMENT_STATUSES.join(', ')}` }),
+  ),
+  ...pageQuery(1),
+});
+/** A validated payment list query. */
+export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
+
+/** A transaction received by a payment. */
+export const PaymentTransactionOutput = z
+  .object({
+    paymentId: z.uuid(),
+    txnId: z.string(),
+    receivedAmount: z.string(),
+    asset: AssetOutput,
+    destTag: z.string().nullable(),
+    addressFrom: z.string(),
+    addressTo: z.string(),
+    date: Timestamp.meta({ description: 'When the service first saw the transaction.' }),
+    confirmations: z.number().int().meta({ description: 'Extension: confirmations so far.' }),
+    late: z.boolean().meta({ description: 'Extension: first seen after the payment expired; credited, but does not complete it.' }),
+  })
+  .meta({ id: 'PaymentTransaction' });
+
+/** The payment record. */
+export const PaymentOutput = z
+  .object({
+    id: z.uuid(),
+    transactions: z.array(PaymentTransactionOutput),
+    amount: z.string(),
+    totalReceivedAmount: z.string(),
+    asset: AssetOutput,
+    addressTo: z.string(),
+    confirmsNeeded: z.number().int(),
+    timeout: z.number().int().meta({ description: 'Seconds from creation to expiry.' }),
+    checkoutUrl: z.string().nullable(),
+    status: z.enum(PAYMENT_STATUSES),
+    customer: Customer.nullable(),
+    merchant: MerchantOutput,
+    invoice: z.string().nullable(),
+    paymentRedirectUrl: z.url(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    expiresAt: Timestamp.meta({ description: 'Extension: createdAt + timeout.' }),
+    amountDue: z.string().meta({ description: 'Extension: what is still to pay, never below zero.' }),
+    destTag: z.string().nullable().meta({ description: 'Extension: destination tag the payer must set (XRP), else null.' }),
+    paymentUri: z.string().meta({ description: 'Extension: the wallet URI the QR code encodes (BIP21, EIP-681, ...).' }),
+  })
+  .meta({ id: 'Payment' });
+/** The payment record as the API returns it. */
+export type PaymentOutput = z.output<typeof PaymentOutput>;

@@ -1,0 +1,22 @@
+import { Router } from 'express';
+import type { MerchantAuth } from '../http/merchant-auth.ts';
+import { readListQuery } from '../http/list-query.ts';
+import type { PaymentService } from './payment.service.ts';
+
+const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
+const SCALARS = ['page', 'limit'] as const;
+
+/** POST /payment, GET /payment, GET /payment/:id. */
+export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Router {
+  const router = Router();
+  router.post('/payment', ...auth.signedJson, (req, res) => {
+    res.json(payments.create(res.locals.merchant, req.body));
+  });
+  router.get('/payment', auth.apiKey, (req, res) => {
+    res.json(payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
+  });
+  router.get('/payment/:id', auth.apiKey, (req, res) => {
+    res.json(payments.get(res.locals.merchant, req.params.id as string));
+  });
+  return router;
+}

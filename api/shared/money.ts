@@ -1,0 +1,55 @@
+/**
+ * @module Money: amounts are decimal strings at the edges and exact decimals inside. Nothing here
+ * ever goes through a binary float.
+ */
+import Decimal from 'decimal.js';
+
+/** Exact decimal arithmetic with enough precision for any amount the service accepts. */
+export const Amount = Decimal.clone({ precision: 64, rounding: Decimal.ROUND_DOWN, toExpNeg: -64, toExpPos: 64 });
+/** An exact decimal value. */
+export type Amount = InstanceType<typeof Amount>;
+
+/** The form every request amount must have: digits with an optional fraction, no sign or exponent. */
+export const AMOUNT_PATTERN = /^[0-9]+(\.[0-9]+)?$/;
+/** The largest amount a request may carry. */
+export const MAX_AMOUNT = new Amount('1000000000');
+/** Zero, for sums. */
+export const ZERO = new Amount(0);
+
+/** How many fractional digits a decimal string has. */
+export function fractionDigits(value: string): number {
+  const dot = value.indexOf('.');
+  return dot === -1 ? 0 : value.length - dot - 1;
+}
+
+/** Parses a decimal string that already matched AMOUNT_PATTERN (or came from our own storage). */
+export function parseAmount(value: string): Amount {
+  return new Amount(value);
+}
+
+/**
+ * Renders an amount with exactly `decimals` fractional digits. An amount with more significant
+ * digits than that is a programming error, never silently rounded.
+ */
+export function formatAmount(value: Amount | string, decimals: number): string {
+  const amount = typeof value === 'string' ? new Amount(value) : value;
+  if (amount.decimalPlaces() > decimals) {
+    throw new Error(`amount ${amount.toFixed()} has more than ${decimals} fractional digits`);
+  }
+  return amount.toFixed(decimals);
+}
+
+/** Adds decimal strings exactly. */
+export function sumAmounts(values: Iterable<string>): Amount {
+  let total = ZERO;
+  for (const value of values) total = total.plus(value);
+  return total;
+}
+
+/** Converts an amount to integer base units of a chain (wei, sun, satoshi) as a digit string. */
+export function toBaseUnits(value: Amount | string, chainDecimals: number): string {
+  const amount = typeof value === 'string' ? new Amount(value) : value;
+  const units = amount.times(new Amount(10).pow(chainDecimals));
+  if (!units.isInteger()) throw new Error(`amount ${amount.toFixed()} is finer than ${chainDecimals} decimals`);
+  return units.toFixed(0);
+}

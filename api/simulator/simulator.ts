@@ -1,0 +1,96 @@
+/** The simulated chains of every network, and the dev use cases that drive them. */
+import type { Db } from '../db/open-database.ts';
+import { ApiError } from '../http/api-error.ts';
+import { parseCollecting, parseOrThrow } from '../http/validate.ts';
+import { addressCodec } from '../networks/address-codecs.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import { resolveRequestAsset } from '../networks/asset-rules.ts';
+import { deriveAddress } from '../networks/hd-wallet.ts';
+import type { Clock } from '../shared/clock.ts';
+import { formatAmount } from '../shared/money.ts';
+import { MineBlocksInput, SimulatedTransactionInput } from './simulator.schema.ts';
+import { createSimulatedNetwork, type SimulatedNetwork } from './simulated-network.ts';
+
+/** Creates a simulated chain for every network in the registry. */
+export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: Clock }) {
+  const { db, registry, clock } = deps;
+  const xpubOf = db.prepare<[string], { xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?');
+  const networks = new Map<string, SimulatedNetwork>(
+    registry.networks().map((network) => [
+      network.name,
+      createSimulatedNetwork({ db, network, clock, hotWallet: deriveAddress(xpubOf.get(network.name)!.xpub, network.name, 1, 0) }),
+    ]),
+  );
+
+  function networkNamed(name: string): SimulatedNetwork {
+    const network = networks.get(name);
+    if (!network) throw new ApiError(400, 'validation-failed', 'The request has invalid fields: network.', [{ path: 'network', message: `must be one of ${[...networks.keys()].join(', ')}` }]);
+    return network;
+  }
+
+  return {
+    /** The adapter of a network's simulated chain. */
+    adapter: (name: string) => networkNamed(name).adapter,
+
+    /** Every simulated network. */
+    networks: () => [...networks.values()],
+
+    /** POST /v2/dev/transactions: a payer sends funds to an address. */
+    submitTransaction(body: unknown) {
+      const { data, errors } = parseCollecting(SimulatedTransactionInput, body);
+      const asset = resolveRequestAsset(registry, body, errors, (named) =>
+        typeof (body as { address?: unknown }).address === 'string' && !addressCodec(named.network).isValid((body as { address: string }).address)
+          ? [{ path: 'address', message: `is not a valid ${named.network} address` }]
+          : [],
+      );
+      const input = data!;
+      const network = networkNamed(asset.network);
+      const transaction = network.submit({
+        asset,
+        address: input.address,
+        destTag: input.destTag ?? null,
+        amount: formatAmount(input.amount, asset.decimals),
+        confirmations: input.confirmations ?? 0,
+      });
+      return {
+        txnId: transaction.txnId,
+        network: transaction.network,
+        asset: registry.toJson(asset),
+        addressFrom: transaction.addressFrom,
+        addressTo: transaction.addressTo,
+        destTag: transaction.destTag,
+        amount: transaction.amount,
+        confirmations: transaction.confirmations,
+      };
+    },
+
+    /** POST /v2/dev/blocks: mines blocks on one network, or on all of them. */
+    mineBlocks(body: unknown) {
+      const input = parseOrThrow(MineBlocksInput, body ?? {});
+      const count = input.count ?? 1;
+      const targets = input.network === undefined ? [...networks.values()] : [networkNamed(input.network)];
+      return { blocks: targets.map((network) => ({ network: network.adapter.network, height: network.mine(count) })) };
+    },
+
+    /** POST /v2/dev/transactions/:txnId/drop: an unconfirmed transaction leaves the mempool. */
+    dropTransaction(txnId: string) {
+      for (const network of networks.values()) {
+        try {
+          network.drop(txnId);
+          return { txnId, dropped: true };
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 404) throw err;
+        }
+      }
+      throw new ApiError(404, 'not-found', `No unconfirmed transaction ${txnId} on any simulated network.`);
+    },
+
+    /** Mines one block on every network (the block timer). */
+    tick(): void {
+      for (const network of networks.values()) network.mine(1);
+    },
+  };
+}
+
+/** The simulator. */
+export type Simulator = ReturnType<typeof createSimulator>;

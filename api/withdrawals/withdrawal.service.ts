@@ -1,0 +1,223 @@
+/**
+ * Withdrawal use cases. Creating reserves the amount from the available balance; cancelling
+ * releases it; approving hands the payout to the network adapter, and the reservation leaves the
+ * ledger when the payout is broadcast. Every check-then-write runs in one immediate transaction.
+ */
+import type { Ledger } from '../balance/ledger.store.ts';
+import type { Db } from '../db/open-database.ts';
+import { ApiError, type FieldError } from '../http/api-error.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { parseCollecting, parseOrThrow } from '../http/validate.ts';
+import type { Merchant } from '../merchants/merchant.store.ts';
+import { addressCodec } from '../networks/address-codecs.ts';
+import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
+import { resolveRequestAsset } from '../networks/asset-rules.ts';
+import type { NetworkAdapter } from '../networks/network-adapter.ts';
+import type { Clock } from '../shared/clock.ts';
+import { isUuid, newId } from '../shared/ids.ts';
+import type { Logger } from '../shared/logger.ts';
+import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
+import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
+import type { Withdrawal, WithdrawalStore } from './withdrawal.store.ts';
+import { toWithdrawalOutput } from './withdrawal.view.ts';
+
+/** What the withdrawal use cases need. */
+export interface WithdrawalServiceDeps {
+  db: Db;
+  store: WithdrawalStore;
+  ledger: Ledger;
+  registry: AssetRegistry;
+  clock: Clock;
+  adapter: (network: string) => NetworkAdapter;
+  logger: Logger;
+}
+
+/** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
+function assetErrors(asset: Asset, body: unknown): FieldError[] {
+  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const codec = addressCodec(asset.network);
+  if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
+    errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
+  }
+  const hasTag = destTag !== undefined && destTag !== null;
+  if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
+  if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
+  const fee = parseAmount(asset.withdrawalFee);
+  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lte(fee)) {
+    errors.push({ path: 'amount', message: `must be more than the network fee of ${formatAmount(fee, asset.decimals)} ${asset.short}` });
+  }
+  return errors;
+}
+
+/** Creates the withdrawal use cases. */
+export function createWithdrawalService(deps: WithdrawalServiceDeps) {
+  const { db, store, ledger, registry, clock, logger } = deps;
+
+  function notFound(id: string): ApiError {
+    return new ApiError(404, 'withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
+  }
+
+  function owned(merchant: Merchant, id: string): Withdrawal {
+    const withdrawal = isUuid(id) ? store.findForMerchant(merchant.id, id) : undefined;
+    if (!withdrawal) throw notFound(id);
+    return withdrawal;
+  }
+
+  function wrongState(withdrawal: Withdrawal, action: string): ApiError {
+    return new ApiError(409, 'invalid-state', `The withdrawal is ${withdrawal.status}; only an OPEN withdrawal can be ${action}.`);
+  }
+
+  const reserve = db.transaction((withdrawal: Withdrawal, asset: Asset) => {
+    if (store.findByInvoice(withdrawal.merchantId, withdrawal.invoice)) {
+      throw new ApiError(409, 'duplicate-invoice', `A withdrawal with invoice "${withdrawal.invoice}" already exists; invoices are unique per merchant.`);
+    }
+    store.insert(withdrawal);
+    const amount = parseAmount(withdrawal.amount);
+    ledger.post({
+      merchantId: withdrawal.merchantId,
+      assetId: asset.id,
+      decimals: asset.decimals,
+      kind: 'withdrawal-reserve',
+      availableDelta: amount.negated(),
+      reservedDelta: amount,
+      withdrawalId: withdrawal.id,
+    });
+  });
+
+  const move = db.transaction((merchant: Merchant, id: string, to: WithdrawalStatus, action: string): Withdrawal => {
+    const withdrawal = owned(merchant, id);
+    if (!store.transition(id, 'OPEN', to, clock())) throw wrongState(withdrawal, action);
+    if (to === 'CANCELLED') {
+      const asset = registry.byId(withdrawal.assetId);
+      const amount = parseAmount(withdrawal.amount);
+      ledger.post({
+        merchantId: merchant.id,
+        assetId: asset.id,
+        decimals: asset.decimals,
+        kind: 'withdrawal-release',
+        availableDelta: amount,
+        reservedDelta: amount.negated(),
+        withdrawalId: id,
+      });
+    }
+    return store.findById(id)!;
+  });
+
+  const recordSent = db.transaction((withdrawal: Withdrawal, txnId: string, addressFrom: string) => {
+    if (!store.markSent(withdrawal.id, txnId, addressFrom, clock())) return;
+    const asset = registry.byId(withdrawal.assetId);
+    ledger.post({
+      merchantId: withdrawal.merchantId,
+      assetId: asset.id,
+      decimals: asset.decimals,
+      kind: 'withdrawal-send',
+      availableDelta: ZERO,
+      reservedDelta: parseAmount(withdrawal.amount).negated(),
+      withdrawalId: withdrawal.id,
+    });
+  });
+
+  /** Broadcasts an approved withdrawal's payout, once; safe to call again after a crash. */
+  async function send(id: string): Promise<void> {
+    const withdrawal = store.findById(id);
+    if (!withdrawal || withdrawal.status !== 'APPROVED' || withdrawal.txnId) return;
+    const asset = registry.byId(withdrawal.assetId);
+    const sent = await deps.adapter(asset.network).send({
+      reference: withdrawal.id,
+      asset,
+      addressTo: withdrawal.addressTo,
+      destTag: withdrawal.destTag,
+      amount: withdrawal.receivedAmount,
+    });
+    recordSent.immediate(withdrawal, sent.txnId, sent.addressFrom);
+  }
+
+  return {
+    /** Creates a withdrawal and reserves its amount; 422 when the available balance is short. */
+    create(merchant: Merchant, body: unknown): WithdrawalOutput {
+      const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
+      const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(named, body));
+      const input = data!;
+      const amount = parseAmount(input.amount);
+      const fee = parseAmount(asset.withdrawalFee);
+      const now = clock();
+      const withdrawal: Withdrawal = {
+        id: newId(),
+        merchantId: merchant.id,
+        assetId: asset.id,
+        amount: formatAmount(amount, asset.decimals),
+        fee: formatAmount(fee, asset.decimals),
+        receivedAmount: formatAmount(amount.minus(fee), asset.decimals),
+        addressTo: input.addressTo,
+        destTag: input.destTag ?? null,
+        addressFrom: null,
+        txnId: null,
+        confirmations: 0,
+        status: 'OPEN',
+        customer: input.customer ?? null,
+        invoice: input.invoice,
+        createdAt: now,
+        updatedAt: now,
+      };
+      reserve.immediate(withdrawal, asset);
+      return toWithdrawalOutput(registry, withdrawal, merchant);
+    },
+
+    /** One of the merchant's withdrawals. */
+    get(merchant: Merchant, id: string): WithdrawalOutput {
+      return toWithdrawalOutput(registry, owned(merchant, id), merchant);
+    },
+
+    /** A page of the merchant's withdrawals, newest first. */
+    list(merchant: Merchant, rawQuery: Record<string, unknown>): ListEnvelope<WithdrawalOutput> {
+      const query = parseOrThrow(ListWithdrawalsQuery, rawQuery);
+      const page = query.page ?? 0;
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const { withdrawals, total } = store.list(merchant.id, query, page * limit, limit);
+      return { data: withdrawals.map((w) => toWithdrawalOutput(registry, w, merchant)), page, limit, total };
+    },
+
+    /** Approves an OPEN withdrawal and broadcasts its payout; a failed broadcast is retried later. */
+    async approve(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
+      parseOrThrow(WithdrawalActionInput, body);
+      move.immediate(merchant, id, 'APPROVED', 'approved');
+      try {
+        await send(id);
+      } catch (err) {
+        logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
+      }
+      return toWithdrawalOutput(registry, store.findById(id)!, merchant);
+    },
+
+    /** Cancels an OPEN withdrawal and releases its reservation. */
+    cancel(merchant: Merchant, id: string, body: unknown): WithdrawalOutput {
+      parseOrThrow(WithdrawalActionInput, body);
+      return toWithdrawalOutput(registry, move.immediate(merchant, id, 'CANCELLED', 'cancelled'), merchant);
+    },
+
+    /** Broadcasts every approved payout still waiting (after a restart or a failed broadcast). */
+    async sendPending(): Promise<void> {
+      for (const id of store.awaitingSend()) {
+        try {
+          await send(id);
+        } catch (err) {
+          logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
+        }
+      }
+    },
+
+    /** The merchant's balance of every asset it has held. */
+    balances(merchant: Merchant) {
+      return {
+        data: ledger.balances(merchant.id).map((b) => {
+          const asset = registry.byId(b.assetId);
+          return { asset: registry.toJson(asset), available: formatAmount(b.available, asset.decimals), reserved: formatAmount(b.reserved, asset.decimals) };
+        }),
+      };
+    },
+  };
+}
+
+/** The withdrawal use cases' interface. */
+export type WithdrawalService = ReturnType<typeof createWithdrawalService>;

@@ -1,0 +1,125 @@
+/** Starts the real app on a loopback port over a temporary DATA_DIR, with a clock the test moves. */
+import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../api/app.ts';
+import type { EventStreamTiming } from '../../api/checkout/checkout.routes.ts';
+import { type Config, loadConfig } from '../../api/config.ts';
+import { openDatabase } from '../../api/db/open-database.ts';
+import { createServices, type Services } from '../../api/services.ts';
+import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
+
+/** A merchant's keys as `merchant create` returns them. */
+export interface TestMerchant {
+  merchant: { id: string; name: string; siteUrl: string | null; logoUrl: string | null; email: string | null };
+  apiKey: string;
+  secretKey: string;
+}
+
+/** A running test server. */
+export interface TestServer {
+  url: string;
+  /** `${url}/v2` */
+  api: string;
+  services: Services;
+  clock: ManualClock;
+  dataDir: string;
+  /** Provisions a merchant with fresh keys. */
+  createMerchant(name?: string): TestMerchant;
+  close(): Promise<void>;
+}
+
+/** Starts a server; `env` overrides the test defaults (simulator on, no block timer, no pool). */
+export async function startTestServer(options: { env?: Record<string, string>; eventTiming?: EventStreamTiming; config?: Partial<Config> } = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-test-'));
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const config: Config = {
+    ...loadConfig({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: url,
+      SIMULATOR: 'on',
+      SIMULATOR_BLOCK_SECONDS: '0',
+      ADDRESS_POOL_SIZE: '0',
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    }),
+    ...options.config,
+  };
+  const clock = createManualClock(Date.now());
+  const db = openDatabase(path.join(dataDir, 'checkout.db'));
+  const services = createServices({ db, config, clock, logger: silentLogger(), serverKey: randomBytes(32) });
+  const app = createApp(services, options.eventTiming ? { eventTiming: options.eventTiming } : {});
+  server.on('request', app);
+  return {
+    url,
+    api: `${url}/v2`,
+    services,
+    clock,
+    dataDir,
+    createMerchant: (name = 'Test Shop') =>
+      services.merchants.create({ name, email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' }),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.close();
+      db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Hex HMAC-SHA256 of a body, as merchants sign it. */
+export function sign(body: string | Buffer, secretKey: string): string {
+  return createHmac('sha256', secretKey).update(body).digest('hex');
+}
+
+/** A JSON response: status, headers and parsed body. */
+export interface JsonResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+async function toJson<T>(response: Response): Promise<JsonResponse<T>> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A merchant's HTTP calls against a test server, signed the way the README tells merchants to. */
+export function merchantApi(server: Pick<TestServer, 'api'>, keys: Pick<TestMerchant, 'apiKey' | 'secretKey'>) {
+  return {
+    /** GET with the API key. */
+    async get<T = any>(pathAndQuery: string): Promise<JsonResponse<T>> {
+      return toJson<T>(await fetch(server.api + pathAndQuery, { headers: { 'API-KEY': keys.apiKey } }));
+    },
+    /** POST a JSON body, signed over its exact bytes. */
+    async post<T = any>(pathName: string, body: unknown): Promise<JsonResponse<T>> {
+      const raw = JSON.stringify(body);
+      return toJson<T>(
+        await fetch(server.api + pathName, {
+          method: 'POST',
+          headers: { 'API-KEY': keys.apiKey, 'X-HMAC': sign(raw, keys.secretKey), 'Content-Type': 'application/json' },
+          body: raw,
+        }),
+      );
+    },
+  };
+}
+
+/** Unauthenticated calls (simulator, checkout). */
+export async function postJson<T = any>(url: string, body: unknown): Promise<JsonResponse<T>> {
+  return toJson<T>(await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }));
+}
+
+/** An unauthenticated GET. */
+export async function getJson<T = any>(url: string, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+  return toJson<T>(await fetch(url, { headers }));
+}
