@@ -152,7 +152,7 @@ export function createPaymentStore(db: Db) {
   const deleteTransaction = db.prepare('DELETE FROM payment_transactions WHERE id = ?');
   const setStatus = db.prepare('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?');
   const expireDue = db.prepare<[number, number], { id: string }>(
-    "UPDATE payments SET status = 'EXPIRED', updated_at = ?1 WHERE status = 'OPEN' AND expires_at <= ?2 RETURNING id",
+    "UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id",
   );
   const listStatements = new Map<string, { count: ReturnType<Db['prepare']>; page: ReturnType<Db['prepare']> }>();
 
