@@ -5,7 +5,10 @@ import { text } from './validate.ts';
 
 /** A request amount: a decimal string, positive, at most one billion. */
 export const AmountInput = z
-  .string({ error: 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)' })
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'is required' : 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)',
+  })
   .max(40, 'must be at most 40 characters')
   .regex(AMOUNT_PATTERN, 'must be digits with an optional decimal point, like "10.50" (no sign, exponent or spaces)')
   .refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s).gt(0), 'must be greater than zero')
