@@ -42,8 +42,11 @@ export class ApiError extends Error {
   }
 }
 
-/** A 400 listing every bad field at once. */
+/** A 400 listing every bad field at once, each with its first problem. */
 export function validationFailed(details: FieldError[]): ApiError {
-  const fields = details.map((d) => d.path || '(body)').join(', ');
-  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}.`, details);
+  // Checks that keep running after a field already failed ("abc" fails both the pattern and the
+  // range) would otherwise name the same field twice.
+  const firstPerField = details.filter((d, i) => details.findIndex((other) => other.path === d.path) === i);
+  const fields = firstPerField.map((d) => d.path || '(body)').join(', ');
+  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}.`, firstPerField);
 }
