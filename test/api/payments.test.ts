@@ -180,8 +180,9 @@ describe('refusing a bad payment', () => {
     ['.5', 'must be digits with an optional decimal point, like "10.50" (no sign, exponent or spaces)'],
     ['1000000000.01', 'must be at most 1000000000'],
     ['0.000000001', 'must have at most 8 decimal places for BTC'],
+    ['1'.repeat(41), 'must be at most 40 characters'],
   ] as const) {
-    test(`refuses the amount "${amount}"`, async () => {
+    test(`refuses the amount "${amount}" naming the field once`, async () => {
       await expectInvalid({ amount, asset: { short: 'BTC', network: 'bitcoin' } }, [{ path: 'amount', message }]);
     });
   }
