@@ -1,0 +1,260 @@
+/** GET /v2/payment and GET /v2/withdrawal: envelope, order, filters in every array encoding, page and limit bounds. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const START = Date.parse('2026-11-21T10:00:00.000Z');
+const BTC = { short: 'BTC', network: 'bitcoin' };
+const ETH = { short: 'ETH', network: 'ethereum' };
+const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+type Api = ReturnType<typeof merchantApi>;
+let server: TestServer;
+let shop: Api;
+/** 21 OPEN payments of `shop`, oldest first, one second apart. */
+const payments: Array<{ id: string; invoice: string; createdAt: string }> = [];
+/** One payment of `states` per status. */
+const byStatus: Record<string, { id: string; txnId?: string }> = {};
+let states: Api;
+let payouts: Api;
+/** 5 withdrawals of `payouts`, oldest first. */
+const withdrawals: Array<{ id: string; invoice: string; status: string; txnId: string | null }> = [];
+
+async function pay(api: Api, paymentBody: Record<string, unknown>, confirmations?: number) {
+  server.clock.advance(1_000);
+  const payment = (await api.post('/payment', paymentBody)).body;
+  if (confirmations === undefined) return { id: payment.id as string };
+  const sent = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: paymentBody.amount, asset: paymentBody.asset, confirmations });
+  return { id: payment.id as string, txnId: sent.body.txnId as string };
+}
+
+const ids = (list: { body: { data: Array<{ id: string }> } }) => list.body.data.map((r) => r.id);
+const newestFirst = <T>(items: T[]) => [...items].reverse();
+
+before(async () => {
+  server = await startTestServer();
+  server.clock.set(START);
+  shop = merchantApi(server, server.createMerchant('List Shop'));
+  for (let i = 0; i < 21; i++) {
+    server.clock.advance(1_000);
+    const { body } = await shop.post('/payment', { amount: '0.001', asset: BTC, invoice: `inv-${String(i).padStart(2, '0')}` });
+    payments.push({ id: body.id, invoice: body.invoice, createdAt: body.createdAt });
+  }
+
+  states = merchantApi(server, server.createMerchant('States Shop'));
+  byStatus.EXPIRED_SWEPT = await pay(states, { amount: '1', asset: BTC, timeout: 60 });
+  server.clock.advance(61_000);
+  assert.equal(server.services.checkout.sweepExpired(), 1);
+  byStatus.EXPIRED_BY_TIME = await pay(states, { amount: '1', asset: BTC, timeout: 60 });
+  server.clock.advance(61_000);
+  byStatus.OPEN = await pay(states, { amount: '1', asset: BTC });
+  byStatus.CONFIRMING = await pay(states, { amount: '1', asset: BTC }, 0);
+  byStatus.COMPLETE = await pay(states, { amount: '1', asset: BTC }, 2);
+
+  payouts = merchantApi(server, server.createMerchant('Payouts Shop'));
+  await pay(payouts, { amount: '10', asset: ETH }, 3);
+  for (let i = 0; i < 5; i++) {
+    server.clock.advance(1_000);
+    const { body } = await payouts.post('/withdrawal', { amount: '0.1', asset: ETH, addressTo: ETH_ADDRESS, invoice: `w-${i}` });
+    withdrawals.push({ id: body.id, invoice: body.invoice, status: 'OPEN', txnId: null });
+  }
+  const approved = await payouts.post(`/withdrawal/${withdrawals[1]!.id}/approve`, {});
+  Object.assign(withdrawals[1]!, { status: 'APPROVED', txnId: approved.body.txnId });
+  await payouts.post(`/withdrawal/${withdrawals[3]!.id}/cancel`, {});
+  withdrawals[3]!.status = 'CANCELLED';
+});
+after(() => server.close());
+
+describe('payment list', () => {
+  test('answers the envelope with the first 20, newest first, and the total', async () => {
+    const list = await shop.get('/payment');
+    assert.equal(list.status, 200);
+    assert.deepEqual(Object.keys(list.body), ['data', 'page', 'limit', 'total']);
+    assert.equal(list.body.page, 1);
+    assert.equal(list.body.limit, 20);
+    assert.equal(list.body.total, 21);
+    assert.deepEqual(ids(list), newestFirst(payments).slice(0, 20).map((p) => p.id));
+    const fetched = await shop.get(`/payment/${payments[20]!.id}`);
+    assert.deepEqual(list.body.data[0], fetched.body, 'list items are full payment records');
+  });
+
+  test('pages from 1 with the limit given', async () => {
+    const second = await shop.get('/payment?page=2&limit=5');
+    assert.deepEqual({ ...second.body, data: ids(second) }, { data: newestFirst(payments).slice(5, 10).map((p) => p.id), page: 2, limit: 5, total: 21 });
+    const last = await shop.get('/payment?page=5&limit=5');
+    assert.deepEqual(ids(last), [payments[0]!.id]);
+    const beyond = await shop.get('/payment?page=9&limit=5');
+    assert.deepEqual(beyond.body, { data: [], page: 9, limit: 5, total: 21 });
+    const largest = await shop.get('/payment?limit=100');
+    assert.equal(largest.body.data.length, 21);
+  });
+
+  test('orders payments created at the same instant by id, descending', async () => {
+    const api = merchantApi(server, server.createMerchant('Same Instant Shop'));
+    const created: string[] = [];
+    for (let i = 0; i < 4; i++) created.push((await api.post('/payment', { amount: '1', asset: BTC })).body.id);
+    assert.deepEqual(ids(await api.get('/payment')), [...created].sort().reverse());
+  });
+
+  test('filters by ids in repeated keys, brackets, indexed brackets and commas alike', async () => {
+    const [a, b, c, d] = [payments[2]!.id, payments[5]!.id, payments[9]!.id, payments[14]!.id];
+    const expected = [d, c, b, a];
+    for (const query of [
+      `ids=${a}&ids=${b}&ids=${c}&ids=${d}`,
+      `ids[]=${a}&ids[]=${b}&ids[]=${c}&ids[]=${d}`,
+      `ids%5B%5D=${a}&ids%5B%5D=${b}&ids%5B%5D=${c}&ids%5B%5D=${d}`,
+      `ids[0]=${a}&ids[1]=${b}&ids[2]=${c}&ids[3]=${d}`,
+      `ids=${a},${b},${c},${d}`,
+      `ids=${a},${b}&ids[]=${c}&ids[7]=${d}`,
+    ]) {
+      const list = await shop.get(`/payment?${query}`);
+      assert.equal(list.status, 200, query);
+      assert.deepEqual(ids(list), expected, query);
+      assert.equal(list.body.total, 4, query);
+    }
+  });
+
+  test('filters by invoices, a single value as the specification shows it', async () => {
+    const list = await shop.get('/payment?invoices=inv-03');
+    assert.deepEqual(ids(list), [payments[3]!.id]);
+    const two = await shop.get('/payment?invoices[]=inv-03&invoices[]=inv-04&invoices[]=no-such-invoice');
+    assert.deepEqual(ids(two), [payments[4]!.id, payments[3]!.id]);
+  });
+
+  test('combines filters with AND and values within a filter with OR', async () => {
+    const list = await shop.get(`/payment?ids=${payments[3]!.id},${payments[4]!.id}&invoices=inv-04,inv-05`);
+    assert.deepEqual(ids(list), [payments[4]!.id]);
+  });
+
+  test('filters by txnIds, whose values may look like numbers', async () => {
+    const list = await states.get(`/payment?txnIds=${byStatus.COMPLETE!.txnId}`);
+    assert.deepEqual(ids(list), [byStatus.COMPLETE!.id]);
+    const both = await states.get(`/payment?txnIds[]=${byStatus.COMPLETE!.txnId}&txnIds[]=${byStatus.CONFIRMING!.txnId}&txnIds[]=12345`);
+    assert.deepEqual(ids(both), [byStatus.COMPLETE!.id, byStatus.CONFIRMING!.id]);
+    const numeric = await states.get('/payment?txnIds=12345&txnIds=67890');
+    assert.deepEqual(numeric.body, { data: [], page: 1, limit: 20, total: 0 });
+  });
+
+  test('filters by status, counting a payment past its expiry as EXPIRED before any sweep', async () => {
+    const expected: Record<string, string[]> = {
+      OPEN: [byStatus.OPEN!.id],
+      CONFIRMING: [byStatus.CONFIRMING!.id],
+      COMPLETE: [byStatus.COMPLETE!.id],
+      EXPIRED: [byStatus.EXPIRED_BY_TIME!.id, byStatus.EXPIRED_SWEPT!.id],
+    };
+    for (const [status, expectedIds] of Object.entries(expected)) {
+      const list = await states.get(`/payment?statuses=${status}&page=1&limit=20`);
+      assert.deepEqual(ids(list), expectedIds, status);
+      assert.equal(list.body.total, expectedIds.length, status);
+      for (const payment of list.body.data) assert.equal(payment.status, status);
+    }
+    const openOrExpired = await states.get('/payment?statuses=OPEN,EXPIRED');
+    assert.deepEqual(ids(openOrExpired), [byStatus.OPEN!.id, byStatus.EXPIRED_BY_TIME!.id, byStatus.EXPIRED_SWEPT!.id]);
+  });
+
+  test('shows one merchant none of another merchant\'s payments, even by id', async () => {
+    const list = await states.get(`/payment?ids=${payments[0]!.id}`);
+    assert.deepEqual(list.body, { data: [], page: 1, limit: 20, total: 0 });
+  });
+
+  test('ignores unknown query parameters', async () => {
+    const list = await shop.get('/payment?limit=3&sort=asc&foo=bar&status=EXPIRED');
+    assert.equal(list.status, 200);
+    assert.deepEqual(ids(list), newestFirst(payments).slice(0, 3).map((p) => p.id));
+  });
+
+  test('ignores empty filter values', async () => {
+    const list = await shop.get('/payment?ids=&invoices[]=&limit=1');
+    assert.equal(list.body.total, 21);
+  });
+});
+
+describe('withdrawal list', () => {
+  test('pages from 0 by default, newest first', async () => {
+    const list = await payouts.get('/withdrawal');
+    assert.equal(list.status, 200);
+    assert.deepEqual({ ...list.body, data: ids(list) }, { data: newestFirst(withdrawals).map((w) => w.id), page: 0, limit: 20, total: 5 });
+    const fetched = await payouts.get(`/withdrawal/${withdrawals[4]!.id}`);
+    assert.deepEqual(list.body.data[0], fetched.body, 'list items are full withdrawal records');
+  });
+
+  test('treats page 0 as the first page and page 1 as the second', async () => {
+    const first = await payouts.get('/withdrawal?page=0&limit=2');
+    assert.deepEqual({ ...first.body, data: ids(first) }, { data: [withdrawals[4]!.id, withdrawals[3]!.id], page: 0, limit: 2, total: 5 });
+    const second = await payouts.get('/withdrawal?page=1&limit=2');
+    assert.deepEqual(ids(second), [withdrawals[2]!.id, withdrawals[1]!.id]);
+    const third = await payouts.get('/withdrawal?page=2&limit=2');
+    assert.deepEqual(ids(third), [withdrawals[0]!.id]);
+  });
+
+  test('filters by each status of the withdrawal set', async () => {
+    for (const status of ['OPEN', 'APPROVED', 'CANCELLED', 'COMPLETE']) {
+      const list = await payouts.get(`/withdrawal?statuses[]=${status}`);
+      assert.deepEqual(ids(list), newestFirst(withdrawals).filter((w) => w.status === status).map((w) => w.id), status);
+    }
+    const both = await payouts.get('/withdrawal?statuses=APPROVED&statuses=CANCELLED');
+    assert.deepEqual(ids(both), [withdrawals[3]!.id, withdrawals[1]!.id]);
+  });
+
+  test('filters by ids, invoices and txnIds in every encoding', async () => {
+    assert.deepEqual(ids(await payouts.get(`/withdrawal?ids[0]=${withdrawals[0]!.id}&ids[1]=${withdrawals[2]!.id}`)), [withdrawals[2]!.id, withdrawals[0]!.id]);
+    assert.deepEqual(ids(await payouts.get('/withdrawal?invoices=w-0,w-4')), [withdrawals[4]!.id, withdrawals[0]!.id]);
+    assert.deepEqual(ids(await payouts.get(`/withdrawal?txnIds=${withdrawals[1]!.txnId}`)), [withdrawals[1]!.id]);
+    assert.deepEqual(ids(await payouts.get('/withdrawal?txnIds[]=1&txnIds[]=2')), []);
+  });
+
+  test('shows one merchant none of another merchant\'s withdrawals', async () => {
+    const list = await shop.get('/withdrawal');
+    assert.deepEqual(list.body, { data: [], page: 0, limit: 20, total: 0 });
+  });
+});
+
+describe('refusing bad list parameters', () => {
+  function invalid(path: string, message: string) {
+    return { error: { code: 'validation-failed', message: `The request has invalid fields: ${path}.`, details: [{ path, message }] } };
+  }
+
+  for (const [query, path, message] of [
+    ['page=0', 'page', 'must be at least 1'],
+    ['page=-1', 'page', 'must be a whole number'],
+    ['page=1.5', 'page', 'must be a whole number'],
+    ['page=', 'page', 'must be a whole number'],
+    ['page=1&page=2', 'page', 'must be given once, as a whole number'],
+    ['limit=0', 'limit', 'must be from 1 to 100'],
+    ['limit=101', 'limit', 'must be from 1 to 100'],
+    ['limit=ten', 'limit', 'must be a whole number'],
+    ['statuses=PAID', 'statuses.0', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
+    ['statuses=OPEN,CANCELLED', 'statuses.1', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
+    ['statuses=open', 'statuses.0', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
+    [`ids=${Array.from({ length: 101 }, (_, i) => i).join(',')}`, 'ids', 'at most 100 values'],
+  ] as const) {
+    test(`payments: refuses ${query.length > 40 ? '101 ids' : query} with 400 validation-failed`, async () => {
+      const response = await shop.get(`/payment?${query}`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, invalid(path, message));
+    });
+  }
+
+  for (const [query, path, message] of [
+    ['page=-1', 'page', 'must be a whole number'],
+    ['limit=0', 'limit', 'must be from 1 to 100'],
+    ['limit=101', 'limit', 'must be from 1 to 100'],
+    ['statuses=EXPIRED', 'statuses.0', 'each value must be one of CANCELLED, OPEN, APPROVED, COMPLETE'],
+  ] as const) {
+    test(`withdrawals: refuses ${query} with 400 validation-failed`, async () => {
+      const response = await payouts.get(`/withdrawal?${query}`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, invalid(path, message));
+    });
+  }
+
+  test('lists every bad parameter at once', async () => {
+    const response = await shop.get('/payment?page=0&limit=500&statuses=NEW');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body.error.details, [
+      { path: 'statuses.0', message: 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED' },
+      { path: 'page', message: 'must be at least 1' },
+      { path: 'limit', message: 'must be from 1 to 100' },
+    ]);
+  });
+});
