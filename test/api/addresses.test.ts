@@ -1,0 +1,302 @@
+/** Receiving addresses (checksum-valid, HD-derived, never reused, pooled) and withdrawal address validation per network. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { HDKey } from '@scure/bip32';
+import { base58, base58xrp, bech32 } from '@scure/base';
+import { addressCodec } from '../../api/networks/address-codecs.ts';
+import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+type Api = ReturnType<typeof merchantApi>;
+const ASSETS = [
+  { short: 'BTC', network: 'bitcoin' },
+  { short: 'LTC', network: 'litecoin' },
+  { short: 'ETH', network: 'ethereum' },
+  { short: 'USDT', network: 'ethereum' },
+  { short: 'USDC', network: 'ethereum' },
+  { short: 'USDT', network: 'tron' },
+  { short: 'TRX', network: 'tron' },
+  { short: 'XRP', network: 'ripple' },
+];
+
+const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
+const doubleSha256 = (bytes: Uint8Array) => sha256(sha256(bytes));
+const hash160 = (bytes: Uint8Array) => new Uint8Array(createHash('ripemd160').update(sha256(bytes)).digest());
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+
+/** Checks an address by each network's published rules, without the service's codecs. */
+function independentlyValid(network: string, address: string): boolean {
+  switch (network) {
+    case 'bitcoin':
+    case 'litecoin': {
+      const { prefix, words } = bech32.decode(address as `${string}1${string}`);
+      return prefix === (network === 'bitcoin' ? 'bc' : 'ltc') && words[0] === 0 && bech32.fromWords(words.slice(1)).length === 20;
+    }
+    case 'ethereum': {
+      const lower = address.slice(2).toLowerCase();
+      const hash = Buffer.from(keccak_256(new TextEncoder().encode(lower))).toString('hex');
+      const checksummed = '0x' + [...lower].map((c, i) => (parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c)).join('');
+      return /^0x[0-9a-fA-F]{40}$/.test(address) && address === checksummed && address !== address.toLowerCase();
+    }
+    case 'tron':
+    case 'ripple': {
+      const bytes = network === 'tron' ? base58.decode(address) : base58xrp.decode(address);
+      const payload = bytes.subarray(0, 21);
+      return bytes.length === 25 && payload[0] === (network === 'tron' ? 0x41 : 0x00) && sameBytes(bytes.subarray(21), doubleSha256(payload).subarray(0, 4));
+    }
+    default:
+      return false;
+  }
+}
+
+function tableAddress(server: TestServer, paymentId: string) {
+  return server.services.db.prepare('SELECT network, address, dest_tag, derivation_index FROM addresses WHERE payment_id = ?').get(paymentId) as {
+    network: string;
+    address: string;
+    dest_tag: string | null;
+    derivation_index: number | null;
+  };
+}
+
+function xpubOf(server: TestServer, network: string): string {
+  return (server.services.db.prepare('SELECT xpub FROM hd_accounts WHERE network = ?').get(network) as { xpub: string }).xpub;
+}
+
+describe('receiving addresses', () => {
+  let server: TestServer;
+  let api: Api;
+  const created: Array<{ id: string; addressTo: string; destTag: string | null; asset: { short: string; network: string } }> = [];
+
+  before(async () => {
+    server = await startTestServer();
+    api = merchantApi(server, server.createMerchant('Address Shop'));
+    const other = merchantApi(server, server.createMerchant('Second Shop'));
+    for (let round = 0; round < 6; round++) {
+      for (const asset of ASSETS) {
+        const client = round % 2 === 0 ? api : other;
+        const { status, body } = await client.post('/payment', { amount: '1', asset });
+        assert.equal(status, 200);
+        created.push(body);
+      }
+    }
+  });
+  after(() => server.close());
+
+  test('are checksum-valid addresses of the payment\'s network, by the service\'s codecs and by independent checks', () => {
+    for (const payment of created) {
+      const { network } = payment.asset;
+      assert.ok(addressCodec(network).isValid(payment.addressTo), `${network} ${payment.addressTo}`);
+      assert.ok(independentlyValid(network, payment.addressTo), `${network} ${payment.addressTo}`);
+    }
+  });
+
+  test('have the expected form per network', () => {
+    const forms: Record<string, RegExp> = {
+      bitcoin: /^bc1q[02-9ac-hj-np-z]{38}$/,
+      litecoin: /^ltc1q[02-9ac-hj-np-z]{38}$/,
+      ethereum: /^0x[0-9a-fA-F]{40}$/,
+      tron: /^T[1-9A-HJ-NP-Za-km-z]{33}$/,
+      ripple: /^r[1-9A-HJ-NP-Za-km-z]{24,34}$/,
+    };
+    for (const payment of created) assert.match(payment.addressTo, forms[payment.asset.network]!);
+  });
+
+  test('are never reused, across merchants and across assets that share a network', () => {
+    const derived = created.filter((p) => p.asset.network !== 'ripple');
+    assert.equal(new Set(derived.map((p) => p.addressTo)).size, derived.length);
+    const ethereum = created.filter((p) => p.asset.network === 'ethereum');
+    assert.equal(ethereum.length, 18);
+    assert.equal(new Set(ethereum.map((p) => p.addressTo.toLowerCase())).size, 18);
+    for (const payment of derived) assert.equal(payment.destTag, null);
+  });
+
+  test('give XRP payments one shared classic address and a unique destination tag each', () => {
+    const ripple = created.filter((p) => p.asset.network === 'ripple');
+    assert.equal(new Set(ripple.map((p) => p.addressTo)).size, 1);
+    assert.equal(new Set(ripple.map((p) => p.destTag)).size, ripple.length);
+    for (const payment of ripple) {
+      assert.match(payment.destTag!, /^[1-9][0-9]{0,9}$/);
+      assert.ok(Number(payment.destTag) <= 4294967295);
+    }
+  });
+
+  test('are derived publicly from the installation\'s xpub at the recorded index (BIP32, external chain)', () => {
+    const account = HDKey.fromExtendedKey(xpubOf(server, 'bitcoin'));
+    const indexes = new Set<number>();
+    for (const payment of created.filter((p) => p.asset.network === 'bitcoin')) {
+      const row = tableAddress(server, payment.id);
+      assert.equal(row.address, payment.addressTo);
+      assert.equal(typeof row.derivation_index, 'number');
+      indexes.add(row.derivation_index!);
+      const publicKey = account.deriveChild(0).deriveChild(row.derivation_index!).publicKey!;
+      assert.equal(bech32.encode('bc', [0, ...bech32.toWords(hash160(publicKey))]), payment.addressTo);
+    }
+    assert.equal(indexes.size, 6);
+    assert.ok(!xpubOf(server, 'bitcoin').startsWith('xprv'), 'only the public key is stored');
+  });
+
+  test('route a payer\'s transaction to exactly the payment it was given to', async () => {
+    const payment = created.find((p) => p.asset.short === 'USDC')!;
+    await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '1', asset: payment.asset, confirmations: 3 });
+    const paid = server.services.db.prepare('SELECT payment_id FROM payment_transactions').all();
+    assert.deepEqual(paid, [{ payment_id: payment.id }], 'none of the other 17 ethereum payments');
+  });
+});
+
+describe('withdrawal addressTo', () => {
+  let server: TestServer;
+  let api: Api;
+  let invoice = 0;
+
+  before(async () => {
+    server = await startTestServer();
+    api = merchantApi(server, server.createMerchant('Payout Address Shop'));
+    for (const [asset, amount, confirmations] of [
+      [{ short: 'BTC', network: 'bitcoin' }, '1', 2],
+      [{ short: 'LTC', network: 'litecoin' }, '1', 3],
+      [{ short: 'ETH', network: 'ethereum' }, '1', 3],
+      [{ short: 'TRX', network: 'tron' }, '100', 3],
+      [{ short: 'XRP', network: 'ripple' }, '100', 1],
+    ] as const) {
+      const payment = (await api.post('/payment', { amount, asset })).body;
+      await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, destTag: payment.destTag ?? undefined, amount, asset, confirmations });
+    }
+  });
+  after(() => server.close());
+
+  function withdraw(short: string, network: string, addressTo: string, extra: Record<string, unknown> = {}) {
+    const amount = network === 'tron' || network === 'ripple' ? '2' : '0.01';
+    return api.post('/withdrawal', { amount, asset: { short, network }, addressTo, invoice: `addr-${++invoice}`, ...extra });
+  }
+
+  function invalidAddress(network: string) {
+    return {
+      error: {
+        code: 'validation-failed',
+        message: 'The request has invalid fields: addressTo.',
+        details: [{ path: 'addressTo', message: `is not a valid ${network} address (checksum included)` }],
+      },
+    };
+  }
+
+  test('accepts every valid address form of each network', async () => {
+    const litecoinKey = secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true);
+    const litecoin = bech32.encode('ltc', [0, ...bech32.toWords(hash160(litecoinKey))]);
+    for (const [short, network, address, extra] of [
+      ['BTC', 'bitcoin', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', {}],
+      ['BTC', 'bitcoin', '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', {}],
+      ['BTC', 'bitcoin', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', {}],
+      ['BTC', 'bitcoin', 'bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297', {}],
+      ['LTC', 'litecoin', litecoin, {}],
+      ['ETH', 'ethereum', '0x52908400098527886E0F7030069857D2E4169EE7', {}],
+      ['ETH', 'ethereum', '0x52908400098527886e0f7030069857d2e4169ee7', {}],
+      ['TRX', 'tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', {}],
+      ['XRP', 'ripple', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', { destTag: '0' }],
+    ] as const) {
+      const response = await withdraw(short, network, address, extra);
+      assert.equal(response.status, 200, `${network} ${address}: ${JSON.stringify(response.body)}`);
+      assert.equal(response.body.addressTo, address);
+    }
+  });
+
+  test('refuses a bech32 address with one character changed', async () => {
+    const response = await withdraw('BTC', 'bitcoin', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, invalidAddress('bitcoin'));
+  });
+
+  test('refuses a mixed-case ethereum address with a wrong EIP-55 checksum', async () => {
+    const response = await withdraw('ETH', 'ethereum', '0x52908400098527886E0F7030069857D2E4169Ee7');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, invalidAddress('ethereum'));
+  });
+
+  test('refuses a Tron address with a broken checksum, and a Tron address on ethereum', async () => {
+    const broken = await withdraw('TRX', 'tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u');
+    assert.equal(broken.status, 400);
+    assert.deepEqual(broken.body, invalidAddress('tron'));
+    const elsewhere = await withdraw('ETH', 'ethereum', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+    assert.deepEqual(elsewhere.body, invalidAddress('ethereum'));
+  });
+
+  test('refuses addresses of other networks and of test networks', async () => {
+    for (const [short, network, address] of [
+      ['BTC', 'bitcoin', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx'],
+      ['BTC', 'bitcoin', '0x52908400098527886E0F7030069857D2E4169EE7'],
+      ['LTC', 'litecoin', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
+      ['TRX', 'tron', '0x52908400098527886E0F7030069857D2E4169EE7'],
+      ['ETH', 'ethereum', '52908400098527886E0F7030069857D2E4169EE7'],
+    ] as const) {
+      const response = await withdraw(short, network, address);
+      assert.equal(response.status, 400, `${network} ${address}`);
+      assert.deepEqual(response.body, invalidAddress(network));
+    }
+  });
+
+  test('refuses an XRP withdrawal without a destination tag, naming the field', async () => {
+    const response = await withdraw('XRP', 'ripple', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, {
+      error: {
+        code: 'validation-failed',
+        message: 'The request has invalid fields: destTag.',
+        details: [{ path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' }],
+      },
+    });
+  });
+
+  test('refuses a broken XRP address and its missing tag in one answer', async () => {
+    const response = await withdraw('XRP', 'ripple', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTa');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body.error.details, [
+      { path: 'addressTo', message: 'is not a valid ripple address (checksum included)' },
+      { path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' },
+    ]);
+  });
+});
+
+describe('the address pool', () => {
+  let server: TestServer;
+  let api: Api;
+
+  before(async () => {
+    server = await startTestServer({ env: { ADDRESS_POOL_SIZE: '5' } });
+    api = merchantApi(server, server.createMerchant('Pool Shop'));
+  });
+  after(() => server.close());
+
+  test('is filled per derived network by refill(), and creates claim its oldest address', async () => {
+    await server.services.addressPool.refill();
+    assert.deepEqual(server.services.addressPool.sizes(), { bitcoin: 5, litecoin: 5, ethereum: 5, tron: 5 });
+    const next = server.services.db.prepare("SELECT address, derivation_index FROM addresses WHERE network = 'tron' AND payment_id IS NULL ORDER BY id LIMIT 1").get() as {
+      address: string;
+      derivation_index: number;
+    };
+    const payment = (await api.post('/payment', { amount: '10', asset: { short: 'USDT', network: 'tron' } })).body;
+    assert.equal(payment.addressTo, next.address);
+    assert.deepEqual(tableAddress(server, payment.id), { network: 'tron', address: next.address, dest_tag: null, derivation_index: next.derivation_index });
+    assert.equal(server.services.addressPool.sizes().tron, 4);
+  });
+
+  test('pooled addresses are valid and derived at their index like inline ones', async () => {
+    const rows = server.services.db.prepare("SELECT address, derivation_index FROM addresses WHERE network = 'bitcoin'").all() as Array<{ address: string; derivation_index: number }>;
+    const account = HDKey.fromExtendedKey(xpubOf(server, 'bitcoin')).deriveChild(0);
+    for (const row of rows) {
+      assert.equal(bech32.encode('bc', [0, ...bech32.toWords(hash160(account.deriveChild(row.derivation_index).publicKey!))]), row.address);
+    }
+  });
+
+  test('keeps handing out unique valid addresses when the pool runs dry and refills', async () => {
+    const addresses: string[] = [];
+    for (let i = 0; i < 12; i++) addresses.push((await api.post('/payment', { amount: '1', asset: { short: 'LTC', network: 'litecoin' } })).body.addressTo);
+    await server.services.addressPool.refill();
+    for (let i = 0; i < 4; i++) addresses.push((await api.post('/payment', { amount: '1', asset: { short: 'LTC', network: 'litecoin' } })).body.addressTo);
+    assert.equal(new Set(addresses).size, 16);
+    for (const address of addresses) assert.ok(independentlyValid('litecoin', address), address);
+    const indexes = server.services.db.prepare("SELECT derivation_index FROM addresses WHERE network = 'litecoin'").all() as Array<{ derivation_index: number }>;
+    assert.equal(new Set(indexes.map((r) => r.derivation_index)).size, indexes.length, 'no index derived twice');
+    assert.ok(server.services.addressPool.sizes().litecoin! >= 1);
+  });
+});
