@@ -23,6 +23,8 @@ export const CHROMIUM_FLAGS = [
 export async function launchBrowser(): Promise<Browser> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-chromium-'));
   const browser = await puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_FLAGS, `--user-data-dir=${userDataDir}`] });
-  browser.once('disconnected', () => fs.rmSync(userDataDir, { recursive: true, force: true }));
+  // Chromium's helper processes may still be writing the profile when the connection drops, so
+  // remove it asynchronously with retries; a throw from this listener would crash the test process.
+  browser.once('disconnected', () => fs.rm(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }, () => {}));
   return browser;
 }
