@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.routes.ts';
+import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './http/merchant-auth.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -52,6 +53,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/logos', logoFiles);
   app.use('/widget', express.static(path.join(DIST_DIR, 'widget'), { cacheControl: true, maxAge: 0, setHeaders: corsForScripts }));
   app.use('/hosted', express.static(path.join(DIST_DIR, 'hosted'), { maxAge: 0 }));
+  app.use(payPageRoutes(services.checkout, services.config.publicUrl));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
   app.use(notFoundHandler);

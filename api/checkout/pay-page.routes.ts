@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { ApiError } from '../http/api-error.ts';
+import type { CheckoutService } from './checkout.service.ts';
+import { payPageCsp, renderNotFoundPage, renderPayPage } from './pay-page.ts';
+
+/** GET /pay?id=<payment id>: the hosted payer page, or a friendly 404 page for an unknown id. */
+export function payPageRoutes(checkout: CheckoutService, publicUrl: string): Router {
+  const router = Router();
+  const csp = payPageCsp(publicUrl);
+  router.get('/pay', (req, res) => {
+    res.setHeader('Content-Security-Policy', csp);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html');
+    const id = req.query.id;
+    let page: string | undefined;
+    try {
+      // The service answers 404 for malformed ids too; a repeated ?id= is not a string at all.
+      if (typeof id === 'string') page = renderPayPage(checkout.snapshot(id).view);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+    if (page === undefined) res.status(404).send(renderNotFoundPage());
+    else res.send(page);
+  });
+  return router;
+}

@@ -1,0 +1,96 @@
+/**
+ * Builds the widget into one ES module (Lit and the QR encoder inside) at
+ * dist/widget/crypto-checkout.js and the payer page's own script and CSS at dist/hosted/pay.js and
+ * dist/hosted/pay.css (fixed names: the server-rendered page links them). Prints the gzipped sizes
+ * against the 30 KiB budget and fails the build when the widget goes over it.
+ */
+import { gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
+import { renderPayPage } from './api/checkout/pay-page.ts';
+
+/** The payer page's budget: BTCPay's ships about 167 KiB gzipped, ours at most this. */
+const BUDGET_BYTES = 30 * 1024;
+const WIDGET = 'widget/crypto-checkout.js';
+
+// A typical open bitcoin payment, to measure the server-rendered HTML of /pay.
+const SAMPLE_PAYMENT = {
+  id: '1d69ab2b-8b5b-4839-b5c3-9aa387ac5e66',
+  status: 'OPEN',
+  amount: '0.01000000',
+  amountDue: '0.01000000',
+  totalReceivedAmount: '0.00000000',
+  asset: { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: 'https://pay.example/logos/btc.svg', decimals: 8 },
+  addressTo: 'bc1qwq7l48zkjdu47c26fvkjtv64xpthcajw3mw55z',
+  destTag: null,
+  paymentUri: 'bitcoin:bc1qwq7l48zkjdu47c26fvkjtv64xpthcajw3mw55z?amount=0.01',
+  confirmsNeeded: 2,
+  timeout: 3600,
+  expiresAt: '2026-11-22T03:53:01.987Z',
+  createdAt: '2026-11-22T02:53:01.987Z',
+  invoice: 'INV-1042',
+  checkoutUrl: 'https://shop.example/thanks',
+  merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: 'https://shop.example/logo.svg' },
+  transactions: [],
+  serverTime: '2026-11-22T02:53:01.987Z',
+} as const;
+
+const gzipSize = (source: string | Uint8Array) => gzipSync(source, { level: 9 }).length;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+function sizeBudget(): Plugin {
+  return {
+    name: 'checkout-size-budget',
+    apply: 'build',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const sizes = new Map<string, number>();
+      for (const [fileName, output] of Object.entries(bundle)) {
+        sizes.set(fileName, gzipSize(output.type === 'chunk' ? output.code : output.source));
+      }
+      const unexpected = [...sizes.keys()].filter((name) => ![WIDGET, 'hosted/pay.js', 'hosted/pay.css'].includes(name));
+      if (unexpected.length > 0) this.error(`the build must emit exactly the widget and the hosted page's two files; it also emitted ${unexpected.join(', ')}`);
+
+      const widget = sizes.get(WIDGET) ?? 0;
+      const html = gzipSize(renderPayPage({ ...SAMPLE_PAYMENT, transactions: [] }));
+      const page = widget + (sizes.get('hosted/pay.js') ?? 0) + (sizes.get('hosted/pay.css') ?? 0) + html;
+      const lines = [
+        `gzip sizes (budget ${kib(BUDGET_BYTES)}):`,
+        `  ${WIDGET.padEnd(28)} ${kib(widget).padStart(9)}  ${widget <= BUDGET_BYTES ? 'within budget' : 'OVER BUDGET'}`,
+        `  hosted/pay.js                ${kib(sizes.get('hosted/pay.js') ?? 0).padStart(9)}`,
+        `  hosted/pay.css               ${kib(sizes.get('hosted/pay.css') ?? 0).padStart(9)}`,
+        `  /pay HTML (sample payment)   ${kib(html).padStart(9)}`,
+        `  everything /pay loads        ${kib(page).padStart(9)}  ${page <= BUDGET_BYTES ? 'within budget' : 'over budget'}`,
+      ];
+      process.stdout.write(`\n${lines.join('\n')}\n\n`);
+      if (widget > BUDGET_BYTES) this.error(`${WIDGET} is ${kib(widget)} gzipped, over the ${kib(BUDGET_BYTES)} budget`);
+    },
+  };
+}
+
+export default defineConfig({
+  publicDir: false,
+  logLevel: 'warn',
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    minify: true,
+    sourcemap: false,
+    reportCompressedSize: false,
+    modulePreload: false,
+    cssCodeSplit: true,
+    // Not lib mode: that leaves whitespace in ES output for the sake of tree-shaking, which a
+    // finished bundle loaded by <script type="module"> does not need.
+    rolldownOptions: {
+      input: { 'widget/crypto-checkout': 'widget/crypto-checkout.ts', 'hosted/pay': 'hosted/pay.ts' },
+      preserveEntrySignatures: 'strict',
+      output: {
+        format: 'es',
+        entryFileNames: '[name].js',
+        chunkFileNames: '[name].js',
+        assetFileNames: 'hosted/[name][extname]',
+      },
+    },
+  },
+  plugins: [sizeBudget()],
+});

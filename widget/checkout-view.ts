@@ -1,0 +1,107 @@
+/**
+ * @module The payer-safe view of a payment as GET /v2/checkout/:id and its event stream send it,
+ * typed for the widget and checked on arrival (the widget may be pointed at the wrong server).
+ */
+
+/** Every status a payment can have, in the order a payment usually moves through them. */
+export const CHECKOUT_STATUSES = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'] as const;
+/** A payment status. */
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+/** The asset being paid. */
+export interface CheckoutAsset {
+  short: string;
+  network: string;
+  name: string;
+  logoUrl: string;
+  decimals: number;
+}
+
+/** A transaction the payment has received. */
+export interface CheckoutTransaction {
+  txnId: string;
+  /** Decimal string with the asset's decimals. */
+  receivedAmount: string;
+  confirmations: number;
+  date: string;
+  /** Seen after the payment expired: credited to the merchant, not counted towards the amount. */
+  late: boolean;
+}
+
+/** The whole view; each update replaces it. Amounts are decimal strings and stay strings. */
+export interface CheckoutView {
+  id: string;
+  status: CheckoutStatus;
+  amount: string;
+  amountDue: string;
+  totalReceivedAmount: string;
+  asset: CheckoutAsset;
+  addressTo: string;
+  destTag: string | null;
+  paymentUri: string;
+  confirmsNeeded: number;
+  timeout: number;
+  expiresAt: string;
+  createdAt: string;
+  invoice: string | null;
+  checkoutUrl: string | null;
+  merchant: { name: string; siteUrl: string | null; logoUrl: string | null };
+  transactions: CheckoutTransaction[];
+  /** The server's clock when the view was made; the countdown runs against it. */
+  serverTime: string;
+}
+
+/** Thrown when a response is not a checkout view. */
+export class InvalidCheckoutError extends Error {
+  override name = 'InvalidCheckoutError';
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function check(ok: boolean, field: string): void {
+  if (!ok) throw new InvalidCheckoutError(`The checkout response has no valid "${field}".`);
+}
+
+function strings(object: Json, prefix: string, fields: string[], nullable = false): void {
+  for (const field of fields) {
+    const value = object[field];
+    check(typeof value === 'string' || (nullable && value === null), prefix + field);
+  }
+}
+
+function isTime(value: unknown): boolean {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+/** Checks that parsed JSON is a checkout view and returns it typed; throws InvalidCheckoutError. */
+export function parseCheckoutView(json: unknown): CheckoutView {
+  check(isObject(json), 'view');
+  const view = json as Json;
+  strings(view, '', ['id', 'amount', 'amountDue', 'totalReceivedAmount', 'addressTo', 'paymentUri']);
+  strings(view, '', ['destTag', 'invoice', 'checkoutUrl'], true);
+  check((CHECKOUT_STATUSES as readonly unknown[]).includes(view.status), 'status');
+  for (const field of ['expiresAt', 'createdAt', 'serverTime']) check(isTime(view[field]), field);
+  check(Number.isInteger(view.confirmsNeeded), 'confirmsNeeded');
+  check(Number.isInteger(view.timeout), 'timeout');
+  check(isObject(view.asset), 'asset');
+  strings(view.asset as Json, 'asset.', ['short', 'network', 'name', 'logoUrl']);
+  check(Number.isInteger((view.asset as Json).decimals), 'asset.decimals');
+  check(isObject(view.merchant), 'merchant');
+  strings(view.merchant as Json, 'merchant.', ['name']);
+  strings(view.merchant as Json, 'merchant.', ['siteUrl', 'logoUrl'], true);
+  check(Array.isArray(view.transactions), 'transactions');
+  for (const item of view.transactions as unknown[]) {
+    check(isObject(item), 'transactions[]');
+    const txn = item as Json;
+    strings(txn, 'transactions[].', ['txnId', 'receivedAmount']);
+    check(Number.isInteger(txn.confirmations) && isTime(txn.date) && typeof txn.late === 'boolean', 'transactions[]');
+  }
+  return view as unknown as CheckoutView;
+}
+
+/** Whether a status is final: no more updates will come. */
+export function isFinalStatus(status: CheckoutStatus): boolean {
+  return status === 'COMPLETE' || status === 'EXPIRED';
+}

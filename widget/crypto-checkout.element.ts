@@ -1,0 +1,351 @@
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import {
+  amountText,
+  durationText,
+  durationWords,
+  httpUrl,
+  isPartlyPaid,
+  networkName,
+  qrPayload,
+  shortTxnId,
+  statusDetail,
+  statusTitle,
+  transactionProgress,
+  trimAmount,
+  walletHref,
+} from './checkout-format.ts';
+import type { CheckoutTransaction, CheckoutView } from './checkout-view.ts';
+import { CheckoutSyncController, type SyncProblem } from './controllers/checkout-sync.controller.ts';
+import { CopyController } from './controllers/copy.controller.ts';
+import { CountdownController } from './controllers/countdown.controller.ts';
+import { styles } from './crypto-checkout.styles.ts';
+import { checkoutEvent, type CopyField } from './events.ts';
+import { type QrSymbol, qrSymbol } from './qr-code.ts';
+
+/** Where the API lives when `api-base` is not given: the origin that served this script. */
+export const DEFAULT_API_BASE = `${new URL(import.meta.url).origin}/v2`;
+
+// Below this many seconds the countdown is shown in the warning colour.
+const SOON_SECONDS = 300;
+
+/**
+ * Shows a crypto payment to the payer and follows it live until it is paid or expires.
+ *
+ * Light-DOM children are shown until the first answer from the server arrives (the hosted page
+ * puts its server-rendered payment there, so it reads the same with JavaScript off).
+ *
+ * @fires checkout-status-change - {CheckoutStatusChangeEvent} The server reports another status (also the first one learned).
+ * @fires checkout-paid - {CheckoutPaidEvent} The payment is COMPLETE.
+ * @fires checkout-expired - {CheckoutExpiredEvent} The payment is EXPIRED.
+ * @fires checkout-error - {CheckoutErrorEvent} The payment cannot be shown (not found, unreachable, unreadable).
+ * @fires checkout-copy - {CheckoutCopyEvent} The payer copied the amount, address or destination tag.
+ * @slot - Shown while the payment loads.
+ * @csspart base - The wrapper.
+ * @csspart status - Status title and explanation.
+ * @csspart amount - Amount due with the asset's logo and name.
+ * @csspart qr-code - The QR code of the payment URI.
+ * @csspart address - The address field, and the destination tag field (also `dest-tag`).
+ * @csspart copy-button - Every copy button.
+ * @csspart timer - Time left to pay.
+ * @csspart transactions - The received transactions.
+ * @csspart return-link - The link back to the merchant.
+ * @cssprop --checkout-accent - Links, buttons and focus rings.
+ * @cssprop --checkout-accent-foreground - Text on accent-coloured buttons.
+ * @cssprop --checkout-background - Card background.
+ * @cssprop --checkout-surface - Background of fields and transactions.
+ * @cssprop --checkout-foreground - Text colour.
+ * @cssprop --checkout-muted - Secondary text colour.
+ * @cssprop --checkout-border - Card border colour.
+ * @cssprop --checkout-success - Paid and confirmed.
+ * @cssprop --checkout-warning - Notices and the destination-tag warning.
+ * @cssprop --checkout-danger - Expired, errors and the last minutes.
+ * @cssprop --checkout-focus - Focus ring colour.
+ * @cssprop --checkout-radius - Card corner radius.
+ * @cssprop --checkout-font-family - Text font.
+ * @cssprop --checkout-font-family-mono - Font of addresses and ids.
+ * @cssprop --checkout-qr-size - Largest width of the QR code.
+ * @cssprop --checkout-max-width - Largest width of the element.
+ */
+export class CryptoCheckout extends LitElement {
+  static override styles = styles;
+
+  static override properties = {
+    paymentId: { type: String, attribute: 'payment-id' },
+    apiBase: { type: String, attribute: 'api-base' },
+    theme: { type: String, reflect: true },
+    view: { state: true },
+    problem: { state: true },
+    announcement: { state: true },
+  };
+
+  /** The payment to show: the `id` from POST /v2/payment. */
+  declare paymentId: string;
+  /** Base URL of the API, like "https://pay.example.com/v2"; defaults to this script's origin + /v2. */
+  declare apiBase: string;
+  /** Forces the light or dark palette; without it the element follows prefers-color-scheme. */
+  declare theme: 'light' | 'dark' | undefined;
+  private declare view: CheckoutView | undefined;
+  private declare problem: SyncProblem | undefined;
+  private declare announcement: string;
+
+  private readonly sync = new CheckoutSyncController(this, {
+    view: (view) => void this.receive(view),
+    problem: (problem) => void this.fail(problem),
+  });
+  private readonly countdown = new CountdownController(this, {
+    elapsed: () => this.sync.refresh(),
+    milestone: (mark) => this.announce(`${durationWords(mark)} left to pay.`),
+  });
+  private readonly clipboard = new CopyController(this);
+  // The countdown re-renders every second; the QR only changes with the payment URI.
+  private qr: { text: string; symbol: QrSymbol } | undefined;
+
+  constructor() {
+    super();
+    this.paymentId = '';
+    this.apiBase = DEFAULT_API_BASE;
+    this.announcement = '';
+  }
+
+  /** The payment as last reported by the server (read-only; replaced wholesale on every update). */
+  get checkout(): CheckoutView | undefined {
+    return this.view;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('paymentId') || changed.has('apiBase')) {
+      this.view = undefined;
+      this.problem = undefined;
+      this.countdown.stop();
+      const base = (this.apiBase || DEFAULT_API_BASE).replace(/\/+$/, '');
+      this.sync.follow(this.paymentId ? `${base}/checkout/${encodeURIComponent(this.paymentId)}` : undefined);
+    }
+  }
+
+  private async receive(view: CheckoutView): Promise<void> {
+    const previous = this.view;
+    this.view = view;
+    this.problem = undefined;
+    if (view.status === 'OPEN') this.countdown.start(view.expiresAt, view.serverTime);
+    else this.countdown.stop();
+    const message = previous ? changeMessage(previous, view) : undefined;
+    if (message) this.announce(message);
+    if (previous?.status === view.status) return;
+    // Listeners see the new state rendered.
+    await this.updateComplete;
+    this.dispatchEvent(checkoutEvent('checkout-status-change', { status: view.status, previousStatus: previous?.status ?? null, checkout: view }));
+    if (view.status === 'COMPLETE') this.dispatchEvent(checkoutEvent('checkout-paid', { checkout: view }));
+    if (view.status === 'EXPIRED') this.dispatchEvent(checkoutEvent('checkout-expired', { checkout: view }));
+  }
+
+  private async fail(problem: SyncProblem): Promise<void> {
+    const repeated = this.problem?.code === problem.code;
+    this.problem = problem;
+    if (repeated) return;
+    if (problem.code !== 'network' || !this.view) this.announce(problemText(problem).title);
+    await this.updateComplete;
+    this.dispatchEvent(checkoutEvent('checkout-error', { code: problem.code, message: problem.message }));
+  }
+
+  private announce(message: string): void {
+    // Screen readers skip a repeat of the same words unless the region empties in between.
+    this.announcement = '';
+    void this.updateComplete.then(() => {
+      this.announcement = message;
+    });
+  }
+
+  private async handleCopy(field: CopyField, value: string, label: string): Promise<void> {
+    if (await this.clipboard.copy(field, value)) {
+      this.announce(`${label} copied.`);
+      this.dispatchEvent(checkoutEvent('checkout-copy', { field, value }));
+    } else {
+      this.selectValue(field);
+      this.announce(`Could not copy the ${label.toLowerCase()}. It is selected: copy it with your device's copy command.`);
+    }
+  }
+
+  private selectValue(field: CopyField): void {
+    const target = this.renderRoot.querySelector(`[data-value="${field}"]`);
+    const selection = window.getSelection();
+    if (target && selection) selection.selectAllChildren(target);
+  }
+
+  private handleRetry(): void {
+    this.sync.refresh();
+  }
+
+  private qrFor(paymentUri: string): QrSymbol {
+    const text = qrPayload(paymentUri);
+    if (this.qr?.text !== text) this.qr = { text, symbol: qrSymbol(text) };
+    return this.qr.symbol;
+  }
+
+  private renderCopyButton(field: CopyField, value: string, label: string): TemplateResult {
+    const copied = this.clipboard.copied === field;
+    return html`<button type="button" class="copy" part="copy-button" ?data-copied=${copied} @click=${() => this.handleCopy(field, value, label)}>
+      ${copied ? 'Copied' : 'Copy'}<span class="visually-hidden"> ${label.toLowerCase()}</span>
+    </button>`;
+  }
+
+  private renderHeader(view: CheckoutView): TemplateResult {
+    const logo = httpUrl(view.merchant.logoUrl);
+    return html`<header class="merchant">
+      ${logo ? html`<img class="merchant-logo" src=${logo} alt="" referrerpolicy="no-referrer" @error=${hideImage} />` : nothing}
+      <div>
+        <p class="merchant-name">${view.merchant.name}</p>
+        ${view.invoice ? html`<p class="small">Invoice ${view.invoice}</p>` : nothing}
+      </div>
+    </header>`;
+  }
+
+  private renderStatus(title: string, detail: string, icon: TemplateResult): TemplateResult {
+    return html`<div part="status" class="status">
+      <span class="status-icon" aria-hidden="true">${icon}</span>
+      <div>
+        <h2 class="status-title">${title}</h2>
+        <p class="status-detail">${detail}</p>
+      </div>
+    </div>`;
+  }
+
+  private renderPayable(view: CheckoutView): TemplateResult {
+    const { asset } = view;
+    const due = trimAmount(view.amountDue);
+    const qr = this.qrFor(view.paymentUri);
+    const wallet = walletHref(view.paymentUri);
+    const network = networkName(asset.network);
+    return html`
+      <div part="amount" class="amount">
+        <img class="asset-logo" src=${asset.logoUrl} alt="" @error=${hideImage} />
+        <div class="amount-text">
+          <span class="label">${isPartlyPaid(view) ? 'Still to pay' : 'Amount to pay'}</span>
+          <span class="amount-value">${due} ${asset.short}</span>
+          <span class="small">${asset.name} on the ${network} network</span>
+        </div>
+        ${this.renderCopyButton('amount', due, 'Amount')}
+      </div>
+      <figure part="qr-code" class="qr">
+        <svg role="img" aria-label=${`QR code to pay ${due} ${asset.short} from a wallet app`} viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges">
+          <path fill="#000000" d=${qr.path}></path>
+        </svg>
+      </figure>
+      ${wallet ? html`<a class="button primary" href=${wallet}>Open in wallet</a>` : nothing}
+      <div part="address" class="field">
+        <span class="label">${network} address</span>
+        <code class="value" data-value="address">${view.addressTo}</code>
+        ${this.renderCopyButton('address', view.addressTo, 'Address')}
+      </div>
+      ${view.destTag === null
+        ? nothing
+        : html`<div part="address dest-tag" class="field">
+            <span class="label">Destination tag</span>
+            <code class="value" data-value="destTag">${view.destTag}</code>
+            ${this.renderCopyButton('destTag', view.destTag, 'Destination tag')}
+            <p class="field-note">Required: without this tag the payment cannot be matched to your order.</p>
+          </div>`}
+      ${this.renderTimer()}
+    `;
+  }
+
+  private renderTimer(): TemplateResult | typeof nothing {
+    const seconds = this.countdown.secondsLeft;
+    if (seconds === undefined) return nothing;
+    if (seconds === 0) return html`<p part="timer" class="timer" role="timer" data-soon>Time is up. Checking with the server…</p>`;
+    return html`<p part="timer" class="timer" role="timer" ?data-soon=${seconds <= SOON_SECONDS}>
+      <span>Time left to pay</span><span class="timer-value">${durationText(seconds)}</span>
+    </p>`;
+  }
+
+  private renderTransactions(view: CheckoutView): TemplateResult | typeof nothing {
+    if (view.transactions.length === 0) return nothing;
+    return html`<section part="transactions" class="transactions" aria-labelledby="transactions-title">
+      <h3 id="transactions-title" class="label">Received</h3>
+      <ul>
+        ${view.transactions.map((txn) => this.renderTransaction(txn, view))}
+      </ul>
+    </section>`;
+  }
+
+  private renderTransaction(txn: CheckoutTransaction, view: CheckoutView): TemplateResult {
+    const done = txn.confirmations >= view.confirmsNeeded;
+    const dots = view.confirmsNeeded <= 12 ? Array.from({ length: view.confirmsNeeded }, (_, i) => i < txn.confirmations) : [];
+    return html`<li class="txn">
+      <span class="txn-amount">${amountText(txn.receivedAmount, view.asset)}</span>
+      <span class="txn-progress" ?data-done=${done}>${transactionProgress(txn, view.confirmsNeeded)}</span>
+      ${dots.length > 1 ? html`<span class="dots" aria-hidden="true">${dots.map((on) => html`<span class="dot" ?data-on=${on}></span>`)}</span>` : nothing}
+      <span class="txn-id small">Transaction <code title=${txn.txnId}>${shortTxnId(txn.txnId)}</code></span>
+      ${txn.late ? html`<span class="txn-late">Arrived after the payment expired</span>` : nothing}
+    </li>`;
+  }
+
+  private renderReturnLink(view: CheckoutView): TemplateResult | typeof nothing {
+    const href = httpUrl(view.checkoutUrl);
+    if (!href) return nothing;
+    return html`<a class="button primary" part="return-link" href=${href}>Return to ${view.merchant.name}</a>`;
+  }
+
+  private renderView(view: CheckoutView): TemplateResult {
+    const title = statusTitle(view);
+    const detail = statusDetail(view);
+    const reconnecting = this.sync.connection === 'reconnecting';
+    return html`
+      ${this.renderHeader(view)}
+      ${this.renderStatus(title, detail, STATUS_ICONS[view.status])}
+      ${reconnecting ? html`<p class="notice">Live updates are interrupted. Reconnecting…</p>` : nothing}
+      ${view.status === 'OPEN' ? this.renderPayable(view) : nothing}
+      ${this.renderTransactions(view)}
+      ${view.status === 'COMPLETE' || view.status === 'EXPIRED' ? this.renderReturnLink(view) : nothing}
+    `;
+  }
+
+  private renderProblem(problem: SyncProblem): TemplateResult {
+    const { title, detail } = problemText(problem);
+    return html`
+      ${this.renderStatus(title, detail, ICON_ALERT)}
+      ${problem.code === 'not-found' ? nothing : html`<button type="button" class="primary" @click=${this.handleRetry}>Try again</button>`}
+    `;
+  }
+
+  override render(): TemplateResult {
+    const { view, problem } = this;
+    const showProblem = problem && (problem.code !== 'network' || !view);
+    const state = showProblem ? 'error' : (view?.status ?? 'loading');
+    return html`<div part="base" class="base" data-status=${state}>
+      ${showProblem ? this.renderProblem(problem) : view ? this.renderView(view) : html`<slot><p class="loading">Loading the payment…</p></slot>`}
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+    </div>`;
+  }
+}
+
+function hideImage(event: Event): void {
+  (event.target as HTMLElement).hidden = true;
+}
+
+function problemText(problem: SyncProblem): { title: string; detail: string } {
+  switch (problem.code) {
+    case 'not-found':
+      return { title: 'Payment not found', detail: 'This payment link is not valid, or the payment no longer exists. Check the link, or ask the merchant for a new one.' };
+    case 'network':
+      return { title: 'Cannot reach the payment server', detail: 'Check your internet connection. This page keeps trying by itself.' };
+    case 'invalid-response':
+      return { title: 'Something went wrong', detail: 'The payment server sent an answer this page cannot read. Try again in a moment.' };
+  }
+}
+
+/** What changed between two views of the same payment, in words for the live region. */
+function changeMessage(previous: CheckoutView, next: CheckoutView): string | undefined {
+  if (previous.status !== next.status || previous.totalReceivedAmount !== next.totalReceivedAmount) {
+    return `${statusTitle(next)}. ${statusDetail(next)}`;
+  }
+  const progress = next.transactions
+    .filter((txn) => previous.transactions.find((old) => old.txnId === txn.txnId)?.confirmations !== txn.confirmations)
+    .map((txn) => `${amountText(txn.receivedAmount, next.asset)}: ${transactionProgress(txn, next.confirmsNeeded)}.`);
+  return progress.length > 0 ? progress.join(' ') : undefined;
+}
+
+const ICON_CLOCK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="12" r="9"></circle><path d="M12 7v5l3 2"></path></svg>`;
+const ICON_CHECK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="9"></circle><path d="m8 12 3 3 5-6"></path></svg>`;
+const ICON_ALERT = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="12" r="9"></circle><path d="M12 7v6M12 16.5v.5"></path></svg>`;
+
+const STATUS_ICONS = { OPEN: ICON_CLOCK, CONFIRMING: ICON_CLOCK, COMPLETE: ICON_CHECK, EXPIRED: ICON_ALERT } as const;
