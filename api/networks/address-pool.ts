@@ -158,8 +158,12 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     /** Stops the worker; pending batches are dropped (their indexes are simply skipped). */
     async close(): Promise<void> {
       closed = true;
-      await worker?.terminate();
+      const stopping = worker;
       worker = undefined;
+      // A batch answered during termination would unref the worker, and an unref'd worker's exit
+      // does not keep the event loop alive: terminate() would then never settle.
+      stopping?.ref();
+      await stopping?.terminate();
     },
   };
 }
