@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CheckoutOutput } from '../checkout/checkout.schema.ts';
+import { AssetListOutput } from '../networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from '../payments/payment.schema.ts';
 import { MineBlocksInput, SimulatedTransactionInput } from '../simulator/simulator.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from '../withdrawals/withdrawal.schema.ts';
@@ -113,6 +114,12 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         parameters: [idParameter('withdrawal')],
         requestBody: signedBody(WithdrawalActionInput),
         responses: { 200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/assets': {
+      get: {
+        summary: 'Extension: the served assets (public, CORS open), with confirmations needed and withdrawal fees',
+        responses: { 200: { description: 'Every asset/network pair this service accepts and pays out.', content: json(ref(AssetListOutput)) } },
       },
     },
     '/balance': {

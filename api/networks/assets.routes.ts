@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatAmount } from '../shared/money.ts';
 import type { AssetRegistry } from './asset-registry.ts';
+import type { AssetListOutput } from './asset.schema.ts';
 
 const LOGOS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'logos');
 
@@ -11,13 +12,14 @@ export function assetRoutes(registry: AssetRegistry): Router {
   const router = Router();
   router.get('/assets', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.json({
+    const body: AssetListOutput = {
       data: registry.assets().map((asset) => ({
         ...registry.toJson(asset),
         confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
         withdrawalFee: formatAmount(asset.withdrawalFee, asset.decimals),
       })),
-    });
+    };
+    res.json(body);
   });
   return router;
 }

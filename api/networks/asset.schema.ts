@@ -1,0 +1,17 @@
+/** Response schema of GET /v2/assets; the OpenAPI document is generated from it. */
+import { z } from 'zod';
+import { AssetOutput } from '../http/common.schema.ts';
+
+/** Response of GET /v2/assets: every served asset, with what a merchant needs to choose one. */
+export const AssetListOutput = z
+  .object({
+    data: z.array(
+      AssetOutput.extend({
+        confirmsNeeded: z.number().int().meta({ description: 'Confirmations a payment on this network needs.' }),
+        withdrawalFee: z.string().meta({ description: 'Network fee taken from each withdrawal amount.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'AssetList' });
+/** The asset list as the API returns it. */
+export type AssetListOutput = z.output<typeof AssetListOutput>;
