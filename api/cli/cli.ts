@@ -20,9 +20,13 @@ Creates a merchant in DATA_DIR (default ./data) and prints its API key and secre
 /** Runs a command line; returns the process exit code. */
 export function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): number {
   const [resource, action, ...rest] = argv;
-  if (resource === undefined || resource === 'help' || resource === '--help' || resource === '-h') {
+  if (resource === undefined) {
+    err(USAGE + '\n');
+    return 2;
+  }
+  if (resource === 'help' || resource === '--help' || resource === '-h') {
     out(USAGE + '\n');
-    return resource === undefined ? 2 : 0;
+    return 0;
   }
   if (resource !== 'merchant' || action !== 'create') {
     err(`Unknown command "${[resource, action].filter(Boolean).join(' ')}".\n${USAGE}\n`);
