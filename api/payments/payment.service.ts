@@ -8,6 +8,7 @@ import type { AddressPool } from '../networks/address-pool.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { Clock } from '../shared/clock.ts';
+import { customerOrNull } from '../shared/customer.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import { formatAmount } from '../shared/money.ts';
 import { CreatePaymentInput, ListPaymentsQuery, type PaymentOutput } from './payment.schema.ts';
@@ -59,7 +60,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           expiresAt: now + timeout * 1000,
           checkoutUrl: input.checkoutUrl ?? null,
           status: 'OPEN',
-          customer: input.customer ?? null,
+          customer: customerOrNull(input.customer),
           invoice: input.invoice ?? null,
           createdAt: now,
           updatedAt: now,

@@ -12,6 +12,11 @@ export interface CustomerColumns {
   customer_email: string | null;
 }
 
+/** The customer a record keeps: `{}` and null both mean none, so a create answers what a fetch will. */
+export function customerOrNull(customer: Customer | null | undefined): Customer | null {
+  return customer && Object.keys(customer).length > 0 ? customer : null;
+}
+
 /** Splits a customer into its columns. */
 export function customerColumns(customer: Customer | null | undefined): { customerId: number | null; customerName: string | null; customerEmail: string | null } {
   return { customerId: customer?.id ?? null, customerName: customer?.name ?? null, customerEmail: customer?.email ?? null };

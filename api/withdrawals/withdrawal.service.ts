@@ -14,6 +14,7 @@ import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { NetworkAdapter } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
+import { customerOrNull } from '../shared/customer.ts';
 import { isUuid, newId } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
@@ -155,7 +156,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
         txnId: null,
         confirmations: 0,
         status: 'OPEN',
-        customer: input.customer ?? null,
+        customer: customerOrNull(input.customer),
         invoice: input.invoice,
         createdAt: now,
         updatedAt: now,
