@@ -66,6 +66,27 @@ describe('creating a payment', () => {
     assert.deepEqual(fetched.body, created.body);
   });
 
+  test('answers on create exactly what later fetches answer, whatever optional fields were sent', async () => {
+    for (const extra of [
+      {},
+      { customer: {} },
+      { customer: null, invoice: null, checkoutUrl: null },
+      { customer: { email: 'z@example.com', id: 0 } },
+      { customer: { name: 'Zoë' }, invoice: 'ü-1', timeout: 60 },
+    ]) {
+      const created = await api.post('/payment', { amount: '1.5', asset: { short: 'XRP', network: 'ripple' }, ...extra });
+      assert.equal(created.status, 200, JSON.stringify(extra));
+      assert.deepEqual((await api.get(`/payment/${created.body.id}`)).body, created.body, JSON.stringify(extra));
+      const listed = await api.get(`/payment?ids=${created.body.id}`);
+      assert.deepEqual(listed.body.data, [created.body], JSON.stringify(extra));
+    }
+  });
+
+  test('treats an empty customer object as no customer', async () => {
+    const { body } = await api.post('/payment', { amount: '1', asset: { short: 'LTC', network: 'litecoin' }, customer: {} });
+    assert.equal(body.customer, null);
+  });
+
   test('leaves optional fields null when they are not sent', async () => {
     const { status, body } = await api.post('/payment', { amount: '1', asset: { short: 'LTC', network: 'litecoin' } });
     assert.equal(status, 200);

@@ -112,6 +112,16 @@ describe('creating a withdrawal', () => {
     assert.deepEqual(fetched.body, response.body);
   });
 
+  test('answers on create exactly what later fetches answer, an empty customer being no customer', async () => {
+    for (const customer of [{}, null, { email: 'dan@example.com', id: 0 }]) {
+      const created = await api.post('/withdrawal', { amount: '0.01', asset: ETH, addressTo: ETH_ADDRESS, invoice: nextInvoice(), customer });
+      assert.equal(created.status, 200);
+      assert.deepEqual(created.body.customer, customer && Object.keys(customer).length > 0 ? customer : null);
+      assert.deepEqual((await api.get(`/withdrawal/${created.body.id}`)).body, created.body);
+      assert.deepEqual((await api.get(`/withdrawal?ids=${created.body.id}`)).body.data, [created.body]);
+    }
+  });
+
   test('carries the destination tag an XRP withdrawal needs', async () => {
     const response = await api.post('/withdrawal', { amount: '20', asset: XRP, addressTo: XRP_ADDRESS, destTag: '12345', invoice: nextInvoice() });
     assert.equal(response.status, 200);
