@@ -190,13 +190,13 @@ export class CryptoCheckout extends LitElement {
 
   private renderHeader(view: CheckoutView): TemplateResult {
     const logo = httpUrl(view.merchant.logoUrl);
-    return html`<header class="merchant">
+    return html`<div class="merchant">
       ${logo ? html`<img class="merchant-logo" src=${logo} alt="" referrerpolicy="no-referrer" @error=${hideImage} />` : nothing}
       <div>
         <p class="merchant-name">${view.merchant.name}</p>
         ${view.invoice ? html`<p class="small">Invoice ${view.invoice}</p>` : nothing}
       </div>
-    </header>`;
+    </div>`;
   }
 
   private renderStatus(title: string, detail: string, icon: TemplateResult): TemplateResult {
@@ -253,7 +253,7 @@ export class CryptoCheckout extends LitElement {
     if (seconds === undefined) return nothing;
     if (seconds === 0) return html`<p part="timer" class="timer" role="timer" data-soon>Time is up. Checking with the server…</p>`;
     return html`<p part="timer" class="timer" role="timer" ?data-soon=${seconds <= SOON_SECONDS}>
-      <span>Time left to pay</span><span class="timer-value">${durationText(seconds)}</span>
+      <span>Time left to pay</span> <span class="timer-value">${durationText(seconds)}</span>
     </p>`;
   }
 

@@ -1,0 +1,99 @@
+/** What the payer scans and sees: a valid QR symbol, upper-cased where that makes it denser; palettes and motion. */
+import { expect } from '@open-wc/testing';
+import { emulateMedia } from '@web/test-runner-commands';
+import type { CryptoCheckout } from '../../widget/crypto-checkout.element.ts';
+import { $, type FakeNetwork, fakeNetwork, openView, partialView, renderLoaded, viewResponse, xrpView } from './support.ts';
+
+/** Reads the QR's path back into a matrix of dark modules (quiet zone included). */
+function qrMatrix(el: CryptoCheckout): boolean[][] {
+  const svg = $(el, '[part~="qr-code"] svg');
+  const size = Number(svg.getAttribute('viewBox')!.split(' ')[2]);
+  const matrix = Array.from({ length: size }, () => Array<boolean>(size).fill(false));
+  for (const [, x, y, width] of svg.querySelector('path')!.getAttribute('d')!.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) {
+    for (let i = 0; i < Number(width); i++) matrix[Number(y)]![Number(x) + i] = true;
+  }
+  return matrix;
+}
+
+/** Whether a 7×7 finder pattern (dark ring, light ring, dark 3×3 core) sits at (left, top). */
+function isFinder(m: boolean[][], left: number, top: number): boolean {
+  for (let y = 0; y < 7; y++) {
+    for (let x = 0; x < 7; x++) {
+      const ring = Math.max(Math.abs(x - 3), Math.abs(y - 3));
+      if (m[top + y]![left + x] !== (ring !== 2)) return false;
+    }
+  }
+  return true;
+}
+
+describe('<crypto-checkout> appearance', () => {
+  let network: FakeNetwork | undefined;
+  afterEach(async () => {
+    network?.restore();
+    await emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+  });
+
+  it('draws a well-formed QR symbol: quiet zone, three finder patterns, timing patterns', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    const m = qrMatrix(el);
+    const size = m.length;
+    const modules = size - 8;
+    expect((modules - 17) % 4).to.equal(0);
+    expect(m[0]!.some(Boolean) || m[3]!.some(Boolean) || m.some((row) => row[size - 1])).to.equal(false);
+    expect(isFinder(m, 4, 4) && isFinder(m, size - 11, 4) && isFinder(m, 4, size - 11)).to.equal(true);
+    expect(isFinder(m, size - 11, size - 11)).to.equal(false);
+    for (let i = 8; i < modules - 8; i++) {
+      expect(m[4 + 6]![4 + i]).to.equal(i % 2 === 0);
+      expect(m[4 + i]![4 + 6]).to.equal(i % 2 === 0);
+    }
+  });
+
+  it('upper-cases a bitcoin URI for the QR so it fits a smaller symbol (33 modules, 37 in lower case)', async () => {
+    network = fakeNetwork(() => viewResponse(partialView()));
+    const el = await renderLoaded();
+    expect(qrMatrix(el).length - 8).to.equal(33);
+    // The link still carries the URI exactly as the server sent it.
+    expect($(el, 'a.primary').getAttribute('href')).to.equal(partialView().paymentUri);
+  });
+
+  it('keeps case-sensitive URIs as they are (an XRP address in lower case would be another address)', async () => {
+    network = fakeNetwork(() => viewResponse(xrpView()));
+    const el = await renderLoaded();
+    // 59 characters in byte mode need version 4 (33 modules) at level M.
+    expect(qrMatrix(el).length - 8).to.equal(33);
+  });
+
+  it('follows prefers-color-scheme, unless theme forces a palette', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    await emulateMedia({ colorScheme: 'dark' });
+    const auto = await renderLoaded();
+    expect(getComputedStyle($(auto, '[part~="base"]')).backgroundColor).to.equal('rgb(22, 24, 29)');
+    const forced = await renderLoaded({ theme: 'light' });
+    expect(getComputedStyle($(forced, '[part~="base"]')).backgroundColor).to.equal('rgb(255, 255, 255)');
+    // The QR stays dark on white in both, as scanners expect.
+    expect(getComputedStyle($(auto, '[part~="qr-code"]')).backgroundColor).to.equal('rgb(255, 255, 255)');
+  });
+
+  it('animates the waiting icon only without prefers-reduced-motion', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    expect(getComputedStyle($(el, '.status-icon')).animationName).to.equal('pulse');
+    await emulateMedia({ reducedMotion: 'reduce' });
+    expect(getComputedStyle($(el, '.status-icon')).animationName).to.equal('none');
+  });
+
+  it('fits a 320 px wide screen without horizontal scrolling', async () => {
+    network = fakeNetwork(() => viewResponse(xrpView()));
+    const host = document.createElement('div');
+    host.style.setProperty('width', '320px');
+    document.body.append(host);
+    const el = await renderLoaded();
+    host.append(el);
+    await el.updateComplete;
+    const base = $(el, '[part~="base"]');
+    expect(base.getBoundingClientRect().width).to.be.at.most(320);
+    expect(base.scrollWidth).to.be.at.most(base.clientWidth);
+    host.remove();
+  });
+});

@@ -1,0 +1,220 @@
+/** Live updates: the stream, the polling fallback with If-None-Match, re-syncs, and stopping at a final status. */
+import { expect } from '@open-wc/testing';
+import sinon from 'sinon';
+import {
+  $,
+  $$,
+  API_BASE,
+  CHECKOUT_URL,
+  completeView,
+  FakeEventSource,
+  type FakeNetwork,
+  fakeNetwork,
+  nextTask,
+  openView,
+  partialView,
+  partText,
+  PAYMENT_ID,
+  renderCheckout,
+  renderLoaded,
+  until,
+  viewResponse,
+} from './support.ts';
+
+function requestOf(network: FakeNetwork, call: number): { url: string; ifNoneMatch: string | null; signal: AbortSignal | undefined } {
+  const [url, init] = network.fetch.getCall(call).args;
+  return { url: String(url), ifNoneMatch: new Headers(init?.headers).get('If-None-Match'), signal: init?.signal ?? undefined };
+}
+
+describe('<crypto-checkout> live updates', () => {
+  let network: FakeNetwork | undefined;
+  let clock: sinon.SinonFakeTimers | undefined;
+  // The test page's own visibility depends on how the runner arranged its tabs; pin it.
+  let visibility: DocumentVisibilityState = 'visible';
+  beforeEach(() => {
+    visibility = 'visible';
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
+  });
+  afterEach(() => {
+    delete (document as { visibilityState?: unknown }).visibilityState;
+    clock?.restore();
+    clock = undefined;
+    network?.restore();
+  });
+
+  function fakeTimers(): sinon.SinonFakeTimers {
+    clock = sinon.useFakeTimers({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'], shouldClearNativeTimers: true });
+    return clock;
+  }
+
+  it('loads GET /checkout/:id, then opens /checkout/:id/events', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    expect(requestOf(network, 0).url).to.equal(CHECKOUT_URL);
+    expect(requestOf(network, 0).ifNoneMatch).to.equal(null);
+    expect(FakeEventSource.last.url).to.equal(`${CHECKOUT_URL}/events`);
+  });
+
+  it('replaces the whole view with each streamed one: amount, QR and wallet link follow a partial payment', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const qrBefore = $(el, '[part~="qr-code"] path').getAttribute('d');
+
+    FakeEventSource.last.send(partialView());
+    await el.updateComplete;
+
+    expect(partText(el, 'amount')).to.contain('Still to pay 0.006 BTC');
+    expect($(el, 'a.primary').getAttribute('href')).to.match(/amount=0\.006$/);
+    expect($(el, '[part~="qr-code"] path').getAttribute('d')).to.not.equal(qrBefore);
+    expect(partText(el, 'transactions')).to.contain('0.004 BTC');
+    expect(el.checkout).to.deep.equal(partialView());
+  });
+
+  it('falls back to polling with If-None-Match when the stream is refused, and takes 304 as "unchanged"', async () => {
+    network = fakeNetwork(() => viewResponse(openView(), '"v1"'));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const timers = fakeTimers();
+
+    network.fetch.callsFake(async () => new Response(null, { status: 304 }));
+    FakeEventSource.last.fail(true);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED);
+    await timers.tickAsync(5_000);
+    await until(() => network!.fetch.callCount === 2, 'the first poll');
+    expect(requestOf(network, 1).ifNoneMatch).to.equal('"v1"');
+    expect(partText(el, 'amount')).to.contain('Amount to pay 0.01 BTC');
+
+    network.fetch.callsFake(async () => viewResponse(partialView(), '"v2"'));
+    await timers.tickAsync(5_000);
+    await until(() => el.checkout?.amountDue === '0.00600000', 'the polled view arrived');
+    await el.updateComplete;
+    expect(requestOf(network, 2).ifNoneMatch).to.equal('"v1"');
+    expect(partText(el, 'amount')).to.contain('Still to pay 0.006 BTC');
+  });
+
+  it('gives up a stream that sends nothing for 10 s and polls instead', async () => {
+    fakeTimers();
+    network = fakeNetwork(() => viewResponse(openView()));
+    await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    await clock!.tickAsync(10_000);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED);
+    await clock!.tickAsync(5_000);
+    await until(() => network!.fetch.callCount === 2, 'a poll');
+  });
+
+  it('looks again when the tab becomes visible (not when hidden) and when the network comes back', async () => {
+    network = fakeNetwork(() => viewResponse(openView(), '"v1"'));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    network.fetch.callsFake(async () => viewResponse(partialView(), '"v2"'));
+    visibility = 'hidden';
+    document.dispatchEvent(new Event('visibilitychange'));
+    await nextTask();
+    expect(network.fetch.callCount).to.equal(1);
+    visibility = 'visible';
+    document.dispatchEvent(new Event('visibilitychange'));
+    await until(() => el.checkout?.amountDue === '0.00600000', 'the re-synced view arrived');
+    expect(requestOf(network, 1).ifNoneMatch).to.equal('"v1"');
+
+    window.dispatchEvent(new Event('online'));
+    await until(() => network!.fetch.callCount === 3, 'a second re-sync');
+    expect(requestOf(network, 2).ifNoneMatch).to.equal('"v2"');
+  });
+
+  it('reopens the stream on re-sync after it had fallen back to polling', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    FakeEventSource.last.fail(true);
+
+    window.dispatchEvent(new Event('online'));
+    await until(() => FakeEventSource.instances.length === 2, 'a new stream');
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CONNECTING);
+  });
+
+  it('stops at COMPLETE: closes the stream and asks nothing more, even on visibility or online', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const timers = fakeTimers();
+
+    FakeEventSource.last.send(completeView());
+    await el.updateComplete;
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED);
+
+    document.dispatchEvent(new Event('visibilitychange'));
+    window.dispatchEvent(new Event('online'));
+    await timers.tickAsync(120_000);
+    await nextTask();
+    expect(network.fetch.callCount).to.equal(1);
+    expect(FakeEventSource.instances).to.have.length(1);
+  });
+
+  it('keeps showing the payment while the connection is down, says so, and recovers', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    network.fetch.callsFake(() => Promise.reject(new TypeError('Failed to fetch')));
+    FakeEventSource.last.fail(false);
+    await until(() => el.shadowRoot!.querySelector('.notice') !== null, 'the reconnecting notice');
+    expect($(el, '.notice').textContent).to.contain('Reconnecting');
+    expect(partText(el, 'amount')).to.contain('0.01 BTC');
+
+    FakeEventSource.last.send(openView());
+    await el.updateComplete;
+    expect($$(el, '.notice')).to.have.length(0);
+  });
+
+  it('retries by itself after a network error and shows the payment once the server answers', async () => {
+    fakeTimers();
+    network = fakeNetwork(() => Promise.reject(new TypeError('Failed to fetch')));
+    const el = await renderCheckout();
+    await until(() => el.shadowRoot!.querySelector('[part~="status"]') !== null, 'the error view');
+
+    network.fetch.callsFake(async () => viewResponse(openView()));
+    await clock!.tickAsync(2_500);
+    await until(() => el.checkout !== undefined, 'the view after the retry');
+    await el.updateComplete;
+    expect(partText(el, 'status')).to.contain('Waiting for payment');
+  });
+
+  it('defaults api-base to the origin that served the script, plus /v2', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    await renderLoaded({ apiBase: '' });
+    expect(requestOf(network, 0).url).to.equal(`${location.origin}/v2/checkout/${PAYMENT_ID}`);
+  });
+
+  it('drops a trailing slash of api-base and encodes the id', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded({ apiBase: `${API_BASE}/` });
+    expect(requestOf(network, 0).url).to.equal(CHECKOUT_URL);
+    el.paymentId = 'a/b?c';
+    await until(() => network!.fetch.callCount === 2, 'the second load');
+    expect(requestOf(network, 1).url).to.equal(`${API_BASE}/checkout/a%2Fb%3Fc`);
+  });
+
+  it('following another payment aborts the first one: its request, its stream and its view', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const firstStream = FakeEventSource.last;
+
+    network.fetch.callsFake(() => new Promise<Response>(() => {}));
+    el.paymentId = '2e1c4f6a-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+    await el.updateComplete;
+    expect(firstStream.readyState).to.equal(FakeEventSource.CLOSED);
+    expect(el.checkout).to.equal(undefined);
+    await until(() => network!.fetch.callCount === 2, 'the new load');
+    expect(requestOf(network, 1).url).to.contain('2e1c4f6a-5b7d-4e8f-9a0b-1c2d3e4f5a6b');
+
+    el.remove();
+    expect(requestOf(network, 1).signal?.aborted).to.equal(true);
+  });
+});
