@@ -1,7 +1,7 @@
 /** The simulated chains of every network, and the dev use cases that drive them. */
 import type { Db } from '../db/open-database.ts';
-import { ApiError } from '../http/api-error.ts';
-import { parseCollecting, parseOrThrow } from '../http/validate.ts';
+import { ApiError, type FieldError, validationFailed } from '../http/api-error.ts';
+import { parseCollecting } from '../http/validate.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
@@ -22,9 +22,11 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
     ]),
   );
 
+  const unknownNetwork: FieldError = { path: 'network', message: `must be one of ${[...networks.keys()].join(', ')}` };
+
   function networkNamed(name: string): SimulatedNetwork {
     const network = networks.get(name);
-    if (!network) throw new ApiError(400, 'validation-failed', 'The request has invalid fields: network.', [{ path: 'network', message: `must be one of ${[...networks.keys()].join(', ')}` }]);
+    if (!network) throw validationFailed([unknownNetwork]);
     return network;
   }
 
@@ -66,7 +68,13 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
 
     /** POST /v2/dev/blocks: mines blocks on one network, or on all of them. */
     mineBlocks(body: unknown) {
-      const input = parseOrThrow(MineBlocksInput, body ?? {});
+      const parsed = parseCollecting(MineBlocksInput, body ?? {});
+      const errors: FieldError[] = [...parsed.errors];
+      const named = (body as { network?: unknown } | null)?.network;
+      // Listed with the schema's errors, so every bad field is named at once.
+      if (typeof named === 'string' && named !== '' && !networks.has(named)) errors.push(unknownNetwork);
+      if (errors.length > 0) throw validationFailed(errors);
+      const input = parsed.data!;
       const count = input.count ?? 1;
       const targets = input.network === undefined ? [...networks.values()] : [networkNamed(input.network)];
       return { blocks: targets.map((network) => ({ network: network.adapter.network, height: network.mine(count) })) };
