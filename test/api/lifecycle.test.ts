@@ -455,3 +455,44 @@ describe('withdrawals funded by a payment', () => {
     await assertLedgerBalanced();
   });
 });
+
+describe('the simulator routes', () => {
+  test('a payer transaction answers its txnId, a valid payer address and the amount in asset decimals', async () => {
+    const payment = await createPayment('2', USDT_ETH);
+    const response = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '1.5', asset: USDT_ETH });
+    assert.equal(response.status, 200);
+    assert.match(response.body.txnId, /^0x[0-9a-f]{64}$/);
+    assert.ok(addressCodec('ethereum').isValid(response.body.addressFrom));
+    assert.deepEqual(response.body, {
+      txnId: response.body.txnId,
+      network: 'ethereum',
+      asset: payment.asset,
+      addressFrom: response.body.addressFrom,
+      addressTo: payment.addressTo,
+      destTag: null,
+      amount: '1.500000',
+      confirmations: 0,
+    });
+  });
+
+  test('mining answers the new heights, of one network or of all', async () => {
+    const before = (await postJson(`${server.api}/dev/blocks`, { network: 'tron' })).body.blocks[0].height;
+    assert.deepEqual((await postJson(`${server.api}/dev/blocks`, { network: 'tron', count: 5 })).body, { blocks: [{ network: 'tron', height: before + 5 }] });
+    const all = await postJson(`${server.api}/dev/blocks`, {});
+    assert.deepEqual(all.body.blocks.map((b: { network: string }) => b.network), ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple']);
+  });
+
+  test('refuses bad simulator requests with the same error contract', async () => {
+    const badAddress = await postJson(`${server.api}/dev/transactions`, { address: 'bc1qnotvalid', amount: '1', asset: BTC });
+    assert.equal(badAddress.status, 400);
+    assert.deepEqual(badAddress.body.error.details, [{ path: 'address', message: 'is not a valid bitcoin address' }]);
+    const badBlocks = await postJson(`${server.api}/dev/blocks`, { network: 'dogecoin', count: 0 });
+    assert.equal(badBlocks.status, 400);
+    assert.deepEqual(badBlocks.body.error.details, [
+      { path: 'count', message: 'must be at least 1' },
+      { path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple' },
+    ]);
+    const unknownNetwork = await postJson(`${server.api}/dev/blocks`, { network: 'dogecoin' });
+    assert.deepEqual(unknownNetwork.body.error.details, [{ path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple' }]);
+  });
+});
