@@ -1,0 +1,232 @@
+/**
+ * @module The merchant API client: one method per endpoint, each POST body serialised once and
+ * signed over exactly the bytes sent, typed records back, lists as pages or as async iterators,
+ * and every failure as a CheckoutApiError.
+ */
+import { createHmac } from 'node:crypto';
+import { CheckoutApiError } from './errors.ts';
+import type {
+  AssetBalance,
+  AssetInfo,
+  CreatePaymentRequest,
+  CreateWithdrawalRequest,
+  ListPaymentsQuery,
+  ListWithdrawalsQuery,
+  Page,
+  Payment,
+  PaymentFilters,
+  Withdrawal,
+  WithdrawalFilters,
+} from './types.ts';
+
+/** How the client reaches the service and who it is. */
+export interface MerchantClientOptions {
+  /** The service's URL, like "https://pay.example.com" (a trailing "/v2" is accepted too). */
+  baseUrl: string;
+  /** Your API key, sent as API-KEY on every call. */
+  apiKey: string;
+  /** Your secret key; it signs POST bodies and is never sent. */
+  secretKey: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof globalThis.fetch;
+  /** Milliseconds to wait for a whole answer before giving up with `timeout` (default 30000). */
+  timeout?: number;
+}
+
+/** The hex HMAC-SHA256 of a body, keyed with the secret key: the X-HMAC header of a POST. */
+export function signBody(body: string | Uint8Array, secretKey: string): string {
+  return createHmac('sha256', secretKey).update(body).digest('hex');
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const USER_AGENT = 'crypto-checkout-client/0.1';
+
+/** A client for one merchant's backend; keep the secret key on the server, never in a browser. */
+export class MerchantClient {
+  readonly #apiBase: string;
+  readonly #apiKey: string;
+  readonly #secretKey: string;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #timeout: number;
+
+  /** Checks the options; a missing key or a URL that is not http(s) throws a TypeError here. */
+  constructor(options: MerchantClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl must start with http:// or https://, got ${JSON.stringify(options.baseUrl)}`);
+    if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
+    if (typeof options.secretKey !== 'string' || options.secretKey === '') throw new TypeError('secretKey is required');
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeout) || timeout <= 0) throw new TypeError(`timeout must be a positive whole number of milliseconds, got ${timeout}`);
+    const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    this.#apiBase = root.endsWith('/v2') ? root : `${root}/v2`;
+    this.#apiKey = options.apiKey;
+    this.#secretKey = options.secretKey;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#timeout = timeout;
+  }
+
+  /** POST /v2/payment: creates a payment for the payer to pay. */
+  async createPayment(request: CreatePaymentRequest): Promise<Payment> {
+    return this.#send<Payment>('POST', '/payment', request);
+  }
+
+  /** GET /v2/payment/:id: the payment's current record; the source of truth for fulfilling an order. */
+  async getPayment(id: string): Promise<Payment> {
+    return this.#send<Payment>('GET', `/payment/${recordId(id, 'payment-not-found', 'payment')}`);
+  }
+
+  /** GET /v2/payment: one page of payments, newest first; `page` starts at 1. */
+  async listPayments(query: ListPaymentsQuery = {}): Promise<Page<Payment>> {
+    return this.#send<Page<Payment>>('GET', `/payment${queryString(query)}`);
+  }
+
+  /** Every payment matching the filters, newest first, fetching page after page (from page 1) as you iterate. */
+  payments(filters: PaymentFilters = {}): AsyncGenerator<Payment, void, undefined> {
+    return this.#everyRecord((page) => this.listPayments({ ...filters, page }), 1);
+  }
+
+  /** POST /v2/withdrawal: reserves the amount from the balance and opens a withdrawal. */
+  async createWithdrawal(request: CreateWithdrawalRequest): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', '/withdrawal', request);
+  }
+
+  /** GET /v2/withdrawal/:id. */
+  async getWithdrawal(id: string): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('GET', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}`);
+  }
+
+  /** GET /v2/withdrawal: one page of withdrawals, newest first; `page` starts at 0. */
+  async listWithdrawals(query: ListWithdrawalsQuery = {}): Promise<Page<Withdrawal>> {
+    return this.#send<Page<Withdrawal>>('GET', `/withdrawal${queryString(query)}`);
+  }
+
+  /** Every withdrawal matching the filters, newest first, fetching page after page (from page 0) as you iterate. */
+  withdrawals(filters: WithdrawalFilters = {}): AsyncGenerator<Withdrawal, void, undefined> {
+    return this.#everyRecord((page) => this.listWithdrawals({ ...filters, page }), 0);
+  }
+
+  /** POST /v2/withdrawal/:id/approve: sends an OPEN withdrawal through its network. */
+  async approveWithdrawal(id: string): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/approve`, {});
+  }
+
+  /** POST /v2/withdrawal/:id/cancel: cancels an OPEN withdrawal and releases its reservation. */
+  async cancelWithdrawal(id: string): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/cancel`, {});
+  }
+
+  /** GET /v2/balance: available and reserved amounts, one row per asset ever credited. */
+  async getBalance(): Promise<AssetBalance[]> {
+    return (await this.#send<{ data: AssetBalance[] }>('GET', '/balance')).data;
+  }
+
+  /** GET /v2/assets (public): the assets the service accepts, to offer payers a choice. */
+  async assets(): Promise<AssetInfo[]> {
+    return (await this.#send<{ data: AssetInfo[] }>('GET', '/assets')).data;
+  }
+
+  async *#everyRecord<T extends { id: string }>(fetchPage: (page: number) => Promise<Page<T>>, firstPage: number): AsyncGenerator<T, void, undefined> {
+    // Lists are newest first, so a record created while paging pushes older ones onto the next
+    // page, where they would be seen twice.
+    const seen = new Set<string>();
+    for (let page = firstPage; ; page++) {
+      const result = await fetchPage(page);
+      for (const record of result.data) {
+        if (seen.has(record.id)) continue;
+        seen.add(record.id);
+        yield record;
+      }
+      if (result.data.length === 0 || (page - firstPage + 1) * result.limit >= result.total) return;
+    }
+  }
+
+  async #send<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+    // GET /v2/assets is public; everything else is the merchant's.
+    if (path !== '/assets') headers['API-KEY'] = this.#apiKey;
+    let bytes: Uint8Array | undefined;
+    if (body !== undefined) {
+      // Serialised once: the signature covers exactly the bytes that go on the wire.
+      bytes = new TextEncoder().encode(JSON.stringify(body));
+      headers['Content-Type'] = 'application/json';
+      headers['X-HMAC'] = signBody(bytes, this.#secretKey);
+    }
+    const url = this.#apiBase + path;
+    const what = `${method} ${url}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url, { method, headers, body: bytes, redirect: 'manual', signal: AbortSignal.timeout(this.#timeout) });
+      text = await response.text();
+    } catch (err) {
+      if (isTimeout(err)) {
+        throw new CheckoutApiError({ status: 0, code: 'timeout', message: `${what} got no complete answer within ${this.#timeout} ms.`, cause: err });
+      }
+      const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      throw new CheckoutApiError({ status: 0, code: 'network-error', message: `${what} failed before an answer arrived: ${reason}.`, cause: err });
+    }
+    return parseAnswer<T>(what, response, text);
+  }
+}
+
+function parseAnswer<T>(what: string, response: Response, text: string): T {
+  const requestId = response.headers.get('X-Request-Id') ?? undefined;
+  const invalid = (reason: string) =>
+    new CheckoutApiError({ status: response.status, code: 'invalid-response', message: `${what} answered ${response.status} ${reason}.`, requestId });
+  if (response.status >= 300 && response.status < 400) {
+    throw invalid(`with a redirect to ${response.headers.get('Location') ?? '(no location)'}; set baseUrl to the service's final URL`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const type = response.headers.get('Content-Type') ?? 'no content type';
+    throw invalid(`with a body that is not JSON (${type}): ${JSON.stringify(text.slice(0, 120))}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw invalid('with JSON that is not an object');
+  if (response.ok) return parsed as T;
+  const error = (parsed as { error?: unknown }).error;
+  if (!isErrorBody(error)) throw invalid('with JSON that is not an error of this API');
+  throw new CheckoutApiError({ status: response.status, code: error.code as CheckoutApiError['code'], message: error.message, details: error.details ?? [], requestId });
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  details?: Array<{ path: string; message: string }>;
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, message, details } = value as Record<string, unknown>;
+  return typeof code === 'string' && typeof message === 'string' && (details === undefined || Array.isArray(details));
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
+}
+
+// The server answers 404 for any id it does not know, malformed ones included; an empty id would
+// instead address the list endpoint, so it gets the same 404 here.
+function recordId(id: string, code: 'payment-not-found' | 'withdrawal-not-found', noun: string): string {
+  if (typeof id !== 'string' || id.trim() === '') {
+    throw new CheckoutApiError({ status: 404, code, message: `There is no ${noun} with an empty id.` });
+  }
+  return encodeURIComponent(id);
+}
+
+function queryString(query: ListPaymentsQuery | ListWithdrawalsQuery): string {
+  const params = new URLSearchParams();
+  for (const key of ['ids', 'invoices', 'txnIds', 'statuses'] as const) {
+    for (const value of query[key] ?? []) params.append(key, String(value));
+  }
+  if (query.page !== undefined) params.set('page', String(query.page));
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
