@@ -1,0 +1,239 @@
+/**
+ * The hosted payer page end to end: the real service as `npm start` runs it, a payment created
+ * with a signed request, /pay in headless Chromium (with and without JavaScript), a simulated
+ * transaction and blocks, and the page reaching COMPLETE live, without a reload.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'puppeteer-core';
+import { DIST_DIR } from '../../api/app.ts';
+import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+
+const EXPECTED_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' {origin} data: https:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The few browser APIs the page probes touch (this program is type-checked without the DOM library). */
+interface ProbeNode {
+  textContent: string | null;
+  shadowRoot: { adoptedStyleSheets: unknown[]; querySelector(selector: string): ProbeNode | null } | null;
+  getAttribute(name: string): string | null;
+}
+interface ProbeWindow {
+  document: {
+    title: string;
+    body: { innerText: string };
+    documentElement: { scrollWidth: number; clientWidth: number };
+    querySelector(selector: string): ProbeNode | null;
+    addEventListener(type: 'securitypolicyviolation', listener: (event: { violatedDirective: string; blockedURI: string }) => void): void;
+  };
+  getComputedStyle(node: ProbeNode): { display: string };
+  samePage?: boolean;
+  cspViolations?: string[];
+}
+
+let server: ServerProcess;
+let browser: Browser;
+let merchant: DemoMerchant;
+
+interface CreatedPayment {
+  id: string;
+  addressTo: string;
+  destTag: string | null;
+  paymentRedirectUrl: string;
+  asset: { short: string; network: string };
+}
+
+async function createPayment(body: Record<string, unknown>): Promise<CreatedPayment> {
+  const raw = JSON.stringify(body);
+  const response = await fetch(`${server.url}/v2/payment`, {
+    method: 'POST',
+    headers: { 'API-KEY': merchant.apiKey, 'X-HMAC': createHmac('sha256', merchant.secretKey).update(raw).digest('hex'), 'Content-Type': 'application/json' },
+    body: raw,
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as CreatedPayment;
+}
+
+async function dev(route: 'transactions' | 'blocks', body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${server.url}/v2/dev/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.clone().text());
+}
+
+/** Text inside the element's shadow root (empty until it has rendered a payment). */
+function shadowText(page: Page, selector: string): Promise<string> {
+  return page.evaluate((sel) => {
+    const found = (globalThis as unknown as ProbeWindow).document.querySelector('crypto-checkout')?.shadowRoot?.querySelector(sel);
+    return (found?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  }, selector);
+}
+
+async function waitForShadowText(page: Page, selector: string, words: string): Promise<void> {
+  await page.waitForFunction(
+    (sel, expected) => ((globalThis as unknown as ProbeWindow).document.querySelector('crypto-checkout')?.shadowRoot?.querySelector(sel)?.textContent ?? '').replace(/\s+/g, ' ').includes(expected),
+    { timeout: 15_000 },
+    selector,
+    words,
+  );
+}
+
+/** A page that records CSP violations and script errors from the first byte. */
+async function watchedPage(width: number): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  await page.setViewport({ width, height: 800 });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${(err as Error).message}`));
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) problems.push(`console: ${message.text()}`);
+  });
+  await page.evaluateOnNewDocument(() => {
+    const w = globalThis as unknown as ProbeWindow;
+    w.cspViolations = [];
+    w.document.addEventListener('securitypolicyviolation', (event) => w.cspViolations!.push(`${event.violatedDirective} ${event.blockedURI}`));
+  });
+  return { page, problems };
+}
+
+describe('hosted payer page /pay', () => {
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(DIST_DIR, 'widget', 'crypto-checkout.js')), 'dist/widget/crypto-checkout.js is missing: run `npm run build` first');
+    server = await startServerProcess();
+    browser = await launchBrowser();
+    const keys = readDemoMerchant(server.dataDir);
+    assert.ok(keys, `no demo-merchant.json in ${server.dataDir}`);
+    merchant = keys;
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the payment in the HTML itself, escaped, under a strict Content-Security-Policy', async () => {
+    const payment = await createPayment({
+      amount: '0.01',
+      asset: { short: 'BTC', network: 'bitcoin' },
+      invoice: '<script>alert("x")</script> & co',
+      checkoutUrl: 'https://shop.example/thanks?a=1&b=2',
+    });
+    const response = await fetch(payment.paymentRedirectUrl);
+    const html = await response.text();
+
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(response.headers.get('content-security-policy'), EXPECTED_CSP.replace('{origin}', server.url));
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.ok(html.includes(`<crypto-checkout payment-id="${payment.id}">`));
+    assert.ok(html.includes('Waiting for payment'));
+    assert.ok(html.includes('<strong>0.01 BTC</strong>'));
+    assert.ok(html.includes(`<code>${payment.addressTo}</code>`));
+    assert.ok(html.includes('Invoice &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co'));
+    assert.ok(!html.includes('alert("x")'), 'the invoice reached the page unescaped');
+    assert.match(html, /<figure class="pay-qr"><svg role="img" aria-label="QR code to pay 0\.01 BTC from a wallet app" viewBox="0 0 41 41"/);
+    assert.ok(html.includes(`href="bitcoin:${payment.addressTo}?amount=0.01"`));
+    assert.ok(html.includes('<noscript><meta http-equiv="refresh" content="30"></noscript>'));
+    // Only the two external module scripts; no inline script or style attribute for the CSP to refuse.
+    assert.deepEqual(html.match(/<script[^>]*>/g), ['<script type="module" src="/widget/crypto-checkout.js">', '<script type="module" src="/hosted/pay.js">']);
+    assert.ok(!/\sstyle=/.test(html));
+    // The return link appears only once the payment is complete.
+    assert.ok(!html.includes('shop.example/thanks'));
+  });
+
+  it('shows the XRP destination tag as required', async () => {
+    const payment = await createPayment({ amount: '25', asset: { short: 'XRP', network: 'ripple' } });
+    const html = await (await fetch(payment.paymentRedirectUrl)).text();
+    assert.ok(payment.destTag);
+    assert.ok(html.includes(`<dt>Destination tag (required)</dt><dd><code>${payment.destTag}</code>`));
+    assert.ok(html.includes(`href="ripple:${payment.addressTo}?dt=${payment.destTag}&amp;amount=25"`));
+  });
+
+  it('answers unknown, malformed, repeated and missing ids with a friendly 404 page', async () => {
+    for (const query of ['?id=5b0e8a52-0f5e-4d0e-9a53-3f6f1f2b9c11', '?id=not-a-payment', '?id=%3Cscript%3E', '?id=a&id=b', '']) {
+      const response = await fetch(`${server.url}/pay${query}`);
+      const html = await response.text();
+      assert.equal(response.status, 404, query);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+      assert.ok(response.headers.get('content-security-policy')?.startsWith("default-src 'none'"));
+      assert.ok(html.includes('<h1>Payment not found</h1>'), query);
+      assert.ok(!html.includes('<script'), query);
+    }
+  });
+
+  it('works with JavaScript off, on a 320 px wide screen', async () => {
+    const payment = await createPayment({ amount: '25', asset: { short: 'XRP', network: 'ripple' }, invoice: 'INV-7' });
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport({ width: 320, height: 640 });
+    await page.goto(payment.paymentRedirectUrl);
+    const shown = await page.evaluate(() => (globalThis as unknown as ProbeWindow).document.body.innerText);
+    const overflow = await page.evaluate(() => {
+      const { documentElement } = (globalThis as unknown as ProbeWindow).document;
+      return documentElement.scrollWidth - documentElement.clientWidth;
+    });
+    await page.close();
+
+    assert.match(shown, /Waiting for payment/);
+    assert.match(shown, /Amount to pay\s+25 XRP/);
+    assert.ok(shown.includes(payment.addressTo));
+    assert.match(shown, new RegExp(`Destination tag \\(required\\)\\s+${payment.destTag}`));
+    assert.match(shown, /This page reloads every 30 seconds/);
+    assert.equal(overflow, 0);
+  });
+
+  it('hands over to <crypto-checkout>, which follows the payment to COMPLETE without a reload', async () => {
+    const payment = await createPayment({ amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' }, checkoutUrl: 'https://shop.example/thanks' });
+    const serverHtml = await (await fetch(payment.paymentRedirectUrl)).text();
+    const { page, problems } = await watchedPage(320);
+    await page.goto(payment.paymentRedirectUrl);
+    await waitForShadowText(page, '[part~="amount"]', '0.01 BTC');
+
+    // Lit's constructed stylesheets apply under style-src 'self' (they are not inline styles).
+    const styled = await page.evaluate(() => {
+      const w = globalThis as unknown as ProbeWindow;
+      const root = w.document.querySelector('crypto-checkout')!.shadowRoot!;
+      return { sheets: root.adoptedStyleSheets.length, display: w.getComputedStyle(root.querySelector('[part~="base"]')!).display };
+    });
+    assert.deepEqual(styled, { sheets: 1, display: 'grid' });
+    // The element draws the same QR the server put in the HTML.
+    const shadowQr = await page.evaluate(
+      () => (globalThis as unknown as ProbeWindow).document.querySelector('crypto-checkout')!.shadowRoot!.querySelector('[part~="qr-code"] path')!.getAttribute('d'),
+    );
+    assert.ok(shadowQr && serverHtml.includes(`d="${shadowQr}"`));
+    const overflow = await page.evaluate(() => {
+      const w = globalThis as unknown as ProbeWindow;
+      w.samePage = true;
+      return w.document.documentElement.scrollWidth - w.document.documentElement.clientWidth;
+    });
+    assert.equal(overflow, 0);
+
+    await dev('transactions', { address: payment.addressTo, amount: '0.01', asset: payment.asset });
+    await waitForShadowText(page, '[part~="status"]', 'Payment received');
+    assert.match(await shadowText(page, '[part~="transactions"]'), /0\.01 BTC 0 of 2 confirmations/);
+
+    await dev('blocks', { network: 'bitcoin', count: 2 });
+    await waitForShadowText(page, '[part~="status"]', 'Payment complete');
+    const done = await page.evaluate(() => {
+      const w = globalThis as unknown as ProbeWindow;
+      return {
+        samePage: w.samePage === true,
+        title: w.document.title,
+        back: w.document.querySelector('crypto-checkout')!.shadowRoot!.querySelector('[part~="return-link"]')?.getAttribute('href'),
+        violations: w.cspViolations,
+      };
+    });
+    await page.close();
+
+    assert.deepEqual(done, { samePage: true, title: 'Payment complete · Demo Store', back: 'https://shop.example/thanks', violations: [] });
+    assert.deepEqual(problems, []);
+
+    // A fresh load of the finished payment shows the way back without JavaScript, and no refresh.
+    const finished = await (await fetch(payment.paymentRedirectUrl)).text();
+    assert.ok(finished.includes('<a class="pay-button" href="https://shop.example/thanks">Return to Demo Store</a>'));
+    assert.ok(!finished.includes('http-equiv="refresh"'));
+  });
+});
