@@ -1,4 +1,5 @@
 /** POST /v2/withdrawal, GET /v2/withdrawal/:id, approve, cancel and GET /v2/balance over HTTP. */
+import Decimal from 'decimal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
@@ -269,7 +270,7 @@ describe('approving and cancelling', () => {
     assert.match(response.body.addressFrom, /^0x[0-9a-fA-F]{40}$/);
     assert.deepEqual(response.body, { ...withdrawal, status: 'APPROVED', txnId: response.body.txnId, addressFrom: response.body.addressFrom });
     assert.deepEqual(await balanceOf(api, 'ETH', 'ethereum'), {
-      available: (Number(balanceBefore!.available) - 0.5).toFixed(8),
+      available: new Decimal(balanceBefore!.available).minus('0.5').toFixed(8),
       reserved: balanceBefore!.reserved,
     });
   });
