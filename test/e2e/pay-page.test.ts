@@ -98,6 +98,16 @@ async function watchedPage(width: number): Promise<{ page: Page; problems: strin
   return { page, problems };
 }
 
+const AXE_SOURCE = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** axe-core's violations on the page as "rule: targets" lines (DevTools evaluation is not subject to the page's CSP). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  ) as Promise<string[]>;
+}
+
 describe('hosted payer page /pay', () => {
   before(async () => {
     assert.ok(fs.existsSync(path.join(DIST_DIR, 'widget', 'crypto-checkout.js')), 'dist/widget/crypto-checkout.js is missing: run `npm run build` first');
@@ -183,6 +193,27 @@ describe('hosted payer page /pay', () => {
     assert.match(shown, new RegExp(`Destination tag \\(required\\)\\s+${payment.destTag}`));
     assert.match(shown, /This page reloads every 30 seconds/);
     assert.equal(overflow, 0);
+  });
+
+  it('passes axe as served (scripts blocked) and after the element takes over, in light and dark', async () => {
+    const payment = await createPayment({ amount: '25', asset: { short: 'XRP', network: 'ripple' }, invoice: 'INV-8' });
+    await dev('transactions', { address: payment.addressTo, destTag: payment.destTag, amount: '10', asset: payment.asset });
+    for (const scheme of ['light', 'dark'] as const) {
+      const served = await browser.newPage();
+      await served.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      await served.setRequestInterception(true);
+      served.on('request', (request) => void (request.resourceType() === 'script' ? request.abort() : request.continue()));
+      await served.goto(payment.paymentRedirectUrl);
+      assert.deepEqual(await axeViolations(served), [], `server-rendered page, ${scheme}`);
+      await served.close();
+
+      const live = await browser.newPage();
+      await live.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      await live.goto(payment.paymentRedirectUrl);
+      await waitForShadowText(live, '[part~="status"]', 'Partly paid');
+      assert.deepEqual(await axeViolations(live), [], `page with <crypto-checkout>, ${scheme}`);
+      await live.close();
+    }
   });
 
   it('hands over to <crypto-checkout>, which follows the payment to COMPLETE without a reload', async () => {
