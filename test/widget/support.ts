@@ -5,9 +5,13 @@ import sinon from 'sinon';
 import type { CheckoutView } from '../../widget/checkout-view.ts';
 import type { CryptoCheckout } from '../../widget/crypto-checkout.element.ts';
 
+/** The api-base the fixtures use (nothing listens there: fetch and EventSource are fakes). */
 export const API_BASE = 'https://pay.test/v2';
+/** The test payment's id. */
 export const PAYMENT_ID = '1d69ab2b-8b5b-4839-b5c3-9aa387ac5e66';
+/** GET /v2/checkout/:id of the test payment. */
 export const CHECKOUT_URL = `${API_BASE}/checkout/${PAYMENT_ID}`;
+/** The test payment's bech32 address. */
 export const BTC_ADDRESS = 'bc1qwq7l48zkjdu47c26fvkjtv64xpthcajw3mw55z';
 const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="16" fill="#f7931a"/></svg>')}`;
 const SERVER_NOW = '2026-11-22T02:53:01.987Z';
