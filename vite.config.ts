@@ -49,6 +49,10 @@ function sizeBudget(): Plugin {
     name: 'checkout-size-budget',
     apply: 'build',
     enforce: 'post',
+    // Only our two folders: dist/ also holds other builds (dist/client), which emptyOutDir would wipe.
+    buildStart() {
+      for (const dir of ['dist/widget', 'dist/hosted']) fs.rmSync(dir, { recursive: true, force: true });
+    },
     generateBundle(_options, bundle) {
       const sizes = new Map<string, number>();
       for (const [fileName, output] of Object.entries(bundle)) {
@@ -81,7 +85,7 @@ export default defineConfig({
   logLevel: 'warn',
   build: {
     outDir: 'dist',
-    emptyOutDir: true,
+    emptyOutDir: false,
     target: 'es2022',
     minify: true,
     sourcemap: false,
