@@ -1,0 +1,102 @@
+/**
+ * The two processes a benchmark loads: the real service (`api/main.ts`, started as `npm run serve`
+ * would, with the e2e helper's quiet settings) and the bare Express reference. Both are
+ * `node --import tsx` children of the bench with the same flags; the bench launches them itself so
+ * it can add V8 flags (--cpu-prof cannot go through NODE_OPTIONS) and read their memory.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A running child that answers HTTP. */
+export interface BenchProcess {
+  url: string;
+  pid: number;
+  /** Everything it wrote to stdout and stderr. */
+  output(): string;
+  /** Stops it with SIGTERM; throws if it did not exit cleanly. */
+  stop(): Promise<void>;
+}
+
+/** Extra V8 flags for the service, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/p']. */
+export type NodeFlags = string[];
+
+async function startNode(script: string, port: number, env: Record<string, string>, nodeFlags: NodeFlags): Promise<BenchProcess> {
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} before it was ready:\n${output}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not answer /health within 60 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output}`);
+    },
+  };
+}
+
+/** Starts the real service on a data directory; `poolSize` is ADDRESS_POOL_SIZE. */
+export function startService(dataDir: string, port: number, poolSize: number, nodeFlags: NodeFlags = []): Promise<BenchProcess> {
+  return startNode(
+    'api/main.ts',
+    port,
+    {
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      SIMULATOR: 'on',
+      SIMULATOR_BLOCK_SECONDS: '0',
+      ADDRESS_POOL_SIZE: String(poolSize),
+    },
+    nodeFlags,
+  );
+}
+
+/** Starts the reference app with the same Node flags as the service. */
+export function startReference(port: number): Promise<BenchProcess> {
+  return startNode('bench/reference-server.ts', port, { LOG_LEVEL: 'warn' }, []);
+}
+
+/** The process's peak resident set so far (VmHWM), in bytes. */
+export function peakRss(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system, all threads) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}

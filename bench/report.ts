@@ -1,0 +1,140 @@
+/** The bench's one table, for the terminal and for bench/results.md. */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import type { Comparison } from './load.ts';
+import type { Weight } from './page-weight.ts';
+
+/** A throughput row: the comparison and its target ratio. */
+export interface Row {
+  label: string;
+  result: Comparison;
+  target: number;
+}
+
+/** Everything one run measured. */
+export interface Results {
+  rows: Row[];
+  scale: { small: Comparison; large: Comparison; matches: number };
+  peakRss: { bytes: number; first: number; second: number };
+  weights: { widget: Weight; hosted: Weight; budget: number };
+  settings: { connections: number; rounds: number; readSeconds: number; createsPerRound: number; poolSize: number };
+  elapsedSeconds: number;
+}
+
+const MB = 1024 * 1024;
+
+function met(ok: boolean): string {
+  return ok ? 'yes' : '**NO**';
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+function table(lines: string[][]): string {
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((line) => line[i]!.length)));
+  const render = (line: string[]) => `| ${line.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [render(lines[0]!), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...lines.slice(1).map(render)].join('\n');
+}
+
+function weightRow(label: string, weight: Weight, budget: number): string[] {
+  if (weight.gzipBytes === undefined) return [label, weight.missing ?? 'not measured', '', '', '', '', '', `≤ ${kib(budget)}`, 'not measured'];
+  return [label, `${kib(weight.gzipBytes)} gzip`, '', '', '', '', '', `≤ ${kib(budget)}`, met(weight.gzipBytes <= budget)];
+}
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'api'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head} (api/ has uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Renders the results as the terminal table and the markdown file. */
+export function formatResults(results: Results): { table: string; markdown: string } {
+  const { rows, scale, peakRss, weights, settings } = results;
+  const lines: string[][] = [['row', 'ours req/s', 'reference req/s', 'ratio', 'p50 ms', 'p99 ms', 'CPU µs/req ours / ref', 'target', 'met']];
+  for (const row of rows) {
+    const r = row.result;
+    lines.push([
+      row.label,
+      r.ours.toFixed(0),
+      r.reference.toFixed(0),
+      r.ratio.toFixed(2),
+      r.p50.toFixed(2),
+      r.p99.toFixed(2),
+      `${r.cpuMicros.toFixed(0)} / ${r.referenceCpuMicros.toFixed(0)}`,
+      `ratio ≥ ${row.target}`,
+      met(r.ratio >= row.target),
+    ]);
+  }
+  // Time per request at 100k over time per request at 1k, each as a multiple of the reference's
+  // time measured beside it (the two lists run on separate service starts, minutes apart).
+  const growth = scale.small.ratio / scale.large.ratio;
+  lines.push([
+    'filtered list: time at 100k ÷ time at 1k',
+    `${(scale.small.ours / scale.large.ours).toFixed(2)}× raw`,
+    '',
+    `${growth.toFixed(2)}×`,
+    `${(scale.large.p50 / scale.small.p50).toFixed(2)}×`,
+    `${(scale.large.p99 / scale.small.p99).toFixed(2)}×`,
+    `${(scale.large.cpuMicros / scale.small.cpuMicros).toFixed(2)}×`,
+    '≤ 2×',
+    met(growth <= 2),
+  ]);
+  lines.push(['server peak RSS (VmHWM, whole run)', `${(peakRss.bytes / MB).toFixed(0)} MB`, '', '', '', '', '', '≤ 200 MB', met(peakRss.bytes <= 200 * MB)]);
+  lines.push(weightRow('widget: dist/widget/crypto-checkout.js', weights.widget, weights.budget));
+  lines.push(weightRow('hosted page, first visit (all it loads)', weights.hosted, weights.budget));
+  const rendered = table(lines);
+
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const parts = (weight: Weight) =>
+    weight.parts.length === 0 ? `  - ${weight.missing ?? 'nothing'}` : weight.parts.map((p) => `  - ${p.what}: ${kib(p.gzipBytes)}`).concat(weight.notes.map((n) => `  - (${n})`)).join('\n');
+  const markdown = `# Benchmark results
+
+Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; commit ${commit()}.
+Machine: ${os.cpus().length} × ${cpu}, Node ${process.version}. The whole run took ${results.elapsedSeconds.toFixed(0)} s.
+
+${rendered}
+
+## How it was measured
+
+- The service is \`api/main.ts\` run as a child process (\`node --import tsx\`, LOG_LEVEL=warn, simulator on,
+  no block timer) on a fresh temporary DATA_DIR. The reference is \`bench/reference-server.ts\`, a bare
+  Express 5 app started the same way, answering each row with the same bytes the service answered
+  (its POST route reads and parses the JSON body; its 304 route sends no body).
+- autocannon, ${settings.connections} connections, loads the two alternately: a warm-up each, then ${settings.rounds} rounds per
+  row (reads ${settings.readSeconds} s per round, creates ${settings.createsPerRound} requests per round), swapping which goes first every round.
+  Figures are medians over the rounds; the ratio is the median of the per-round ratios. Latency
+  percentiles are the service's, from every response's own time. CPU µs/req is each server process's
+  user + system time (all threads, /proc/<pid>/stat) over the requests it answered in the round: less
+  sensitive to other load on the machine than req/s.
+- Creates: every request is a new body (own invoice and customer), signed with the demo merchant's
+  secret key (X-HMAC over its bytes), cycling BTC, LTC, USDT-ERC20, USDT-TRC20 and XRP. The address pool
+  (${settings.poolSize} per network) is full before the first round and never drops below half, so no key is derived
+  during the measurement.
+- Reads look at a payment made through the API with one partial transaction seen. The 304 row sends the
+  payment's current ETag in If-None-Match.
+- Lists: a merchant looking up which of ten of its orders are paid,
+  \`statuses=COMPLETE,CONFIRMING&invoices=<10 invoices>\` (${scale.matches} matches at both sizes). The history is written
+  straight into SQLite by bench/seed.ts (through the project's payment store, in one transaction, with the
+  service stopped): first ${'1,000'} payments, then the same plus more up to 100,000 for a second service start.
+- The list scale row divides the 100k list's cost by the 1k list's: in the ratio column each as a multiple
+  of the reference measured beside it (the two run on separate service starts, so the machine's load
+  may differ), in the first column raw (req/s at 1k ÷ req/s at 100k), then the p50 and p99 growth.
+- Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with
+  the address-pool worker: ${(peakRss.first / MB).toFixed(0)} MB; second start, 100k rows: ${(peakRss.second / MB).toFixed(0)} MB).
+- Weights are gzip level 9 of each file. The hosted page figure is GET /pay?id=… plus every same-origin
+  script, style sheet, image, preload and icon it references, following module imports (literal dynamic
+  imports included) and CSS url()/@import, each fetched from the running service.
+
+Widget parts:
+${parts(weights.widget)}
+
+Hosted page parts:
+${parts(weights.hosted)}
+`;
+  return { table: rendered, markdown };
+}

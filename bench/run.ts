@@ -1,0 +1,119 @@
+/**
+ * `npm run bench`: the service's throughput, latency, scale and memory against a bare Express
+ * reference run side by side, and the payer's download weight. Prints one table and writes it to
+ * bench/results.md. Set BENCH_CPU_PROFILE_DIR to also write V8 CPU profiles of the service.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../test/helpers/server-process.ts';
+import { compare, type Comparison, type LoadShape } from './load.ts';
+import { BUDGET_BYTES, hostedPageWeight, widgetWeight } from './page-weight.ts';
+import { waitForFullPool } from './pool-fill.ts';
+import { type BenchProcess, peakRss, startReference, startService } from './processes.ts';
+import { formatResults, type Row } from './report.ts';
+import { LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
+import { seedPayments } from './seed.ts';
+import { POOLED_NETWORKS } from './signed-create.ts';
+
+type Shape = LoadShape & { rounds: number; warmup: LoadShape };
+
+const CONNECTIONS = 10;
+const ROUNDS = 5;
+const READ_SHAPE: Shape = { connections: CONNECTIONS, seconds: 2, rounds: ROUNDS, warmup: { connections: CONNECTIONS, seconds: 1 } };
+const CREATES_PER_ROUND = 600;
+const CREATE_SHAPE: Shape = { connections: CONNECTIONS, seconds: 0, amount: CREATES_PER_ROUND, rounds: ROUNDS, warmup: { connections: CONNECTIONS, seconds: 0, amount: 300 } };
+// Creates cycle through five networks, four of which claim pooled addresses. The pool refills once
+// half of a network's addresses are gone, so it is sized to stay above half for the whole run:
+// no key derivation competes with the measurement.
+const CREATES_PER_POOLED_NETWORK = Math.ceil((CREATE_SHAPE.rounds * CREATES_PER_ROUND + CREATE_SHAPE.warmup.amount! + 10) / 5);
+const POOL_SIZE = 2 * CREATES_PER_POOLED_NETWORK + 100;
+
+function log(message: string): void {
+  process.stdout.write(`${message}\n`);
+}
+
+async function measure(label: string, key: string, service: BenchProcess, reference: BenchProcess, spec: RowSpec, shape: Shape): Promise<Comparison> {
+  const set = await fetch(`${reference.url}/__doc/${key}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status: spec.referenceStatus, body: spec.referenceBody }),
+  });
+  if (set.status !== 204) throw new Error(`could not set the reference document of ${key}: ${set.status}`);
+  const started = performance.now();
+  const result = await compare({ service, reference }, { service: spec.path, reference: `/r/${key}` }, spec, shape);
+  log(
+    `  ${label}: ${result.ours.toFixed(0)} req/s vs ${result.reference.toFixed(0)} (ratio ${result.ratio.toFixed(2)}), ` +
+      `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, CPU ${result.cpuMicros.toFixed(0)} vs ${result.referenceCpuMicros.toFixed(0)} µs/req [${((performance.now() - started) / 1000).toFixed(1)} s]`,
+  );
+  return result;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR ? path.resolve(process.env.BENCH_CPU_PROFILE_DIR) : undefined;
+  // One port for every start, so PUBLIC_URL (and the URLs stored with the demo merchant) stay the same origin.
+  const port = await freePort();
+  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  log(`bench: ${os.cpus().length} cores, Node ${process.version}; address pool ${POOL_SIZE} per network`);
+  const { dataDir, seeded } = await prepareDataDir(port);
+  log(`bench: data in ${dataDir}; seeded ${seeded.inserted} payments in ${seeded.ms.toFixed(0)} ms`);
+  const running: BenchProcess[] = [];
+  try {
+    const reference = await startReference(await freePort());
+    running.push(reference);
+    let service = await startService(dataDir, port, POOL_SIZE, nodeFlags);
+    running.push(service);
+    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, POOL_SIZE, 180_000);
+    log(`bench: address pool full after ${waited.toFixed(1)} s`);
+    const { rows: specs, paymentId, listMatches } = await prepareRows(service, dataDir);
+
+    const rows: Row[] = [];
+    const row = async (label: string, key: keyof typeof specs, target: number, shape: Shape) => {
+      const result = await measure(label, key, service, reference, specs[key], shape);
+      rows.push({ label, result, target });
+      return result;
+    };
+    await row('GET /v2/payment/:id', 'payment', 0.7, READ_SHAPE);
+    await row('GET /v2/checkout/:id (200)', 'checkout', 0.7, READ_SHAPE);
+    await row('GET /v2/checkout/:id (304, If-None-Match)', 'checkout-304', 0.7, READ_SHAPE);
+    const listSmall = await row(`GET /v2/payment, 2 filters, ${SMALL_TABLE.toLocaleString('en')} payments`, 'list', 0.7, READ_SHAPE);
+    // Last on this database: every create adds a payment.
+    await row('POST /v2/payment (signed, new body each)', 'create', 0.5, CREATE_SHAPE);
+    const peakFirst = peakRss(service.pid);
+    await running.pop()!.stop();
+
+    const large = seedPayments(dataDir, LARGE_TABLE);
+    log(`bench: seeded ${large.inserted} more payments (${large.totalPayments} in all) in ${large.ms.toFixed(0)} ms`);
+    // No creates from here on, so no pool: the derivation worker never starts.
+    service = await startService(dataDir, port, 0, nodeFlags);
+    running.push(service);
+    const list = await listRow(service, dataDir);
+    if (list.matches !== listMatches) throw new Error(`the lookup matched ${listMatches} payments at ${SMALL_TABLE} but ${list.matches} at ${large.totalPayments}`);
+    const listLarge = await measure('list, large table', 'list-large', service, reference, list.spec, READ_SHAPE);
+    rows.push({ label: `GET /v2/payment, 2 filters, ${large.totalPayments.toLocaleString('en')} payments`, result: listLarge, target: 0.7 });
+
+    const widget = widgetWeight();
+    const hosted = await hostedPageWeight(service.url, paymentId);
+    const peakSecond = peakRss(service.pid);
+    await running.pop()!.stop();
+
+    const report = formatResults({
+      rows,
+      scale: { small: listSmall, large: listLarge, matches: listMatches },
+      peakRss: { bytes: Math.max(peakFirst, peakSecond), first: peakFirst, second: peakSecond },
+      weights: { widget, hosted, budget: BUDGET_BYTES },
+      settings: { connections: CONNECTIONS, rounds: ROUNDS, readSeconds: READ_SHAPE.seconds, createsPerRound: CREATES_PER_ROUND, poolSize: POOL_SIZE },
+      elapsedSeconds: (performance.now() - started) / 1000,
+    });
+    log(`\n${report.table}`);
+    fs.writeFileSync(path.join(import.meta.dirname, 'results.md'), report.markdown);
+    log(`\nbench: wrote bench/results.md; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
+    if (profileDir) log(`bench: CPU profiles of the service in ${profileDir}`);
+  } finally {
+    for (const child of running.reverse()) await child.stop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
