@@ -80,8 +80,8 @@ export function pageQuery(minPage: number) {
       .transform(Number)
       .refine((n) => n >= min && (max === undefined || n <= max), max === undefined ? `must be at least ${min}` : `must be from ${min} to ${max}`);
   return {
-    page: whole(minPage).optional().meta({ description: `Page number, from ${minPage}.` }),
-    limit: whole(1, 100).optional().meta({ description: 'Records per page, 1 to 100 (default 20).' }),
+    page: whole(minPage).optional().meta({ description: `Page number, from ${minPage}.`, type: 'integer', minimum: minPage }),
+    limit: whole(1, 100).optional().meta({ description: 'Records per page, 1 to 100 (default 20).', type: 'integer', minimum: 1, maximum: 100 }),
   };
 }
 

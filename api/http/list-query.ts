@@ -1,28 +1,42 @@
 /**
  * Reads a list endpoint's query string, accepting array filters in all three encodings:
  * repeated keys (`ids=a&ids=b`), brackets (`ids[]=a`, `ids[0]=a`) and commas (`ids=a,b`).
- * Unknown parameters are ignored.
+ * Commas are split before percent-decoding, so a value that itself holds a comma can be sent
+ * as `%2C`. Unknown parameters are ignored.
  */
 export function readListQuery(url: string, arrayKeys: readonly string[], scalarKeys: readonly string[]): Record<string, unknown> {
   const queryStart = url.indexOf('?');
-  const params = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const pairs = queryStart === -1 ? [] : url.slice(queryStart + 1).split('&').filter(Boolean).map(splitPair);
   const query: Record<string, unknown> = {};
   for (const key of arrayKeys) {
     const values: string[] = [];
-    for (const [name, value] of params) {
-      if (name === key || name === `${key}[]` || (name.startsWith(`${key}[`) && /^\[\d+\]$/.test(name.slice(key.length)))) {
-        for (const part of value.split(',')) {
-          const trimmed = part.trim();
-          if (trimmed !== '') values.push(trimmed);
-        }
+    for (const [name, rawValue] of pairs) {
+      if (name !== key && name !== `${key}[]` && !(name.startsWith(`${key}[`) && /^\[\d+\]$/.test(name.slice(key.length)))) continue;
+      for (const part of rawValue.split(',')) {
+        const value = decode(part).trim();
+        if (value !== '') values.push(value);
       }
     }
     if (values.length > 0) query[key] = values;
   }
   for (const key of scalarKeys) {
-    const all = params.getAll(key);
+    const all = pairs.filter(([name]) => name === key).map(([, value]) => decode(value));
     if (all.length === 1) query[key] = all[0];
-    else if (all.length > 1) query[key] = all; // rejected by the schema: one page, one limit
+    else if (all.length > 1) query[key] = all; // refused by the schema: one page, one limit
   }
   return query;
+}
+
+function splitPair(pair: string): [string, string] {
+  const eq = pair.indexOf('=');
+  return eq === -1 ? [decode(pair), ''] : [decode(pair.slice(0, eq)), pair.slice(eq + 1)];
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    // A malformed escape is kept as written; the schema then judges the value.
+    return text;
+  }
 }

@@ -114,6 +114,17 @@ describe('payment list', () => {
     }
   });
 
+  test('keeps a percent-encoded comma inside an invoice instead of splitting on it', async () => {
+    const api = merchantApi(server, server.createMerchant('Comma Shop'));
+    const first = (await api.post('/payment', { amount: '0.001', asset: BTC, invoice: 'inv-00' })).body;
+    server.clock.advance(1_000);
+    const second = (await api.post('/payment', { amount: '0.001', asset: BTC, invoice: 'order 7, part 2' })).body;
+    const list = await api.get(`/payment?invoices=${encodeURIComponent('order 7, part 2')},inv-00`);
+    assert.deepEqual(ids(list), [second.id, first.id]);
+    const split = await api.get('/payment?invoices=order 7, part 2');
+    assert.deepEqual(ids(split), [], 'a literal comma still separates values');
+  });
+
   test('filters by invoices, a single value as the specification shows it', async () => {
     const list = await shop.get('/payment?invoices=inv-03');
     assert.deepEqual(ids(list), [payments[3]!.id]);
