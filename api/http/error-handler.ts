@@ -17,7 +17,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const apiError = err instanceof ApiError ? err : fromBodyParser(err);
+    const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());
       return;
@@ -43,4 +43,13 @@ function fromBodyParser(err: unknown): ApiError | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Express's router throws a URIError (status 400) when a path parameter is not valid
+ * percent-encoded UTF-8, before any route runs; such a path names nothing, like an unknown route.
+ */
+function fromPathDecoding(err: unknown, method: string, path: string): ApiError | undefined {
+  if (!(err instanceof URIError) || (err as URIError & { status?: unknown }).status !== 400) return undefined;
+  return new ApiError(404, 'not-found', `There is no route ${method} ${path}: the path is not valid percent-encoded UTF-8.`);
 }
