@@ -52,14 +52,19 @@ export function parseCollecting<S extends z.ZodType>(
 }
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// Without the u flag the pattern sees UTF-16 code units, so it finds halves of a surrogate pair
+// standing alone: JSON can carry them ("\ud800"), but UTF-8 cannot, so SQLite would store U+FFFD.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const WELL_FORMED_MESSAGE = 'must be valid Unicode text (it has half of a surrogate pair)';
 
-/** A free-text string: trimmed length 1..max, no control characters. */
+/** A free-text string: trimmed length 1..max, no control characters, storable as UTF-8. */
 export function text(max: number) {
   return z
     .string()
     .max(max, `must be at most ${max} characters`)
     .refine((s) => s.trim().length > 0, 'must not be empty')
-    .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters');
+    .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters')
+    .refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE);
 }
 
 /** An absolute http or https URL. */
@@ -67,6 +72,7 @@ export function httpUrl(max = 2000) {
   return z
     .string()
     .max(max, `must be at most ${max} characters`)
+    .refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE)
     .refine((s) => {
       try {
         const url = new URL(s);
