@@ -6,6 +6,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { parseAmount } from '../../api/shared/money.ts';
@@ -778,5 +779,59 @@ describe('fuzzing every endpoint', () => {
     }
     const health = await fetch(`${server.url}/health`);
     assert.equal(health.status, 200, 'the server still answers after the run');
+  });
+});
+
+/** Writes raw bytes on a fresh connection and collects whatever comes back until it closes. */
+function rawExchange(chunks: Array<string | Buffer>, options: { endAfterWrite?: boolean } = {}): Promise<string> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (data) => (received += data.toString('latin1')));
+    socket.on('error', () => resolve(received));
+    socket.on('close', () => resolve(received));
+    socket.on('connect', () => {
+      for (const chunk of chunks) socket.write(chunk);
+      if (options.endAfterWrite) socket.end();
+      // Anything still open after the server had its say is closed by us.
+      setTimeout(() => socket.destroy(), 500).unref();
+    });
+  });
+}
+
+describe('broken HTTP on the wire', () => {
+  test('leaves the server up and the database unchanged after truncated, smuggled and malformed requests', async () => {
+    const db = server.services.db;
+    const before = databaseDigest(db);
+    const body = JSON.stringify({ amount: '1', asset: { short: 'BTC', network: 'bitcoin' } });
+    const head = (extra: string) =>
+      `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nAPI-KEY: ${shop.apiKey}\r\nX-HMAC: ${sign(body, shop.secretKey)}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+    const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+
+    // A body shorter than its Content-Length, then the client hangs up: nothing is created.
+    const truncated = await rawExchange([head(`Content-Length: ${body.length + 100}\r\n`), body.slice(0, 20)], { endAfterWrite: true });
+    assert.ok(statusOf(truncated) === 0 || statusOf(truncated) === 400, truncated);
+
+    // Content-Length and Transfer-Encoding together (request smuggling): refused outright.
+    const smuggled = await rawExchange([head(`Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n`), `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`]);
+    assert.equal(statusOf(smuggled), 400, smuggled);
+
+    // A chunk size that is not hexadecimal.
+    const badChunk = await rawExchange([head('Transfer-Encoding: chunked\r\n'), 'zz\r\n{}\r\n0\r\n\r\n']);
+    assert.equal(statusOf(badChunk), 400, badChunk);
+
+    // A request line that is not HTTP, and headers over Node's 16 KiB limit.
+    assert.equal(statusOf(await rawExchange(['GARBAGE / NONSENSE\r\n\r\n'])), 400);
+    assert.equal(statusOf(await rawExchange([`GET /v2/payment HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`])), 431);
+
+    // A chunked body over 64 KiB is cut off at the limit, without a Content-Length to warn ahead.
+    const big = `{"amount":"1","asset":{"short":"BTC","network":"bitcoin"},"invoice":"${'A'.repeat(70 * 1024)}"}`;
+    const chunked = await rawExchange([head('Transfer-Encoding: chunked\r\n'), `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`]);
+    assert.equal(statusOf(chunked), 413, chunked.slice(0, 200));
+    assert.match(chunked, /"code":"payload-too-large"/);
+
+    assert.equal(databaseDigest(db), before, 'no broken request wrote anything');
+    assert.equal((await fetch(`${server.url}/health`)).status, 200);
   });
 });
