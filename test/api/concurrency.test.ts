@@ -1,0 +1,163 @@
+/**
+ * Money under concurrency: two real service processes on one DATA_DIR (one SQLite file), hit at
+ * the same moment. Withdrawals never overdraw, and approve/cancel races have exactly one winner.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { addressCodec } from '../../api/networks/address-codecs.ts';
+import { auditLedger, openReadOnly, withdrawalSteps } from '../helpers/ledger-audit.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
+
+let dataDir: string;
+let first: ServerProcess;
+let second: ServerProcess;
+let keys: TestMerchant;
+
+/** The merchant's API on one process. */
+function on(process: ServerProcess) {
+  return merchantApi({ api: `${process.url}/v2` }, keys);
+}
+
+function addressOf(network: string, label: string): string {
+  return addressCodec(network).fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(label).digest(), true));
+}
+
+/** Credits the merchant through the simulator: a payment made on one process, paid on the other. */
+async function fund(asset: { short: string; network: string }, amount: string, confirmations: number): Promise<void> {
+  const payment = await on(first).post('/payment', { amount, asset });
+  assert.equal(payment.status, 200);
+  const paid = await postJson(`${second.url}/v2/dev/transactions`, { address: payment.body.addressTo, amount, asset, confirmations });
+  assert.equal(paid.status, 200);
+  assert.equal((await on(first).get(`/payment/${payment.body.id}`)).body.status, 'COMPLETE');
+}
+
+function assetId(short: string, network: string): number {
+  const db = openReadOnly(dataDir);
+  try {
+    return (db.prepare('SELECT id FROM assets WHERE short = ? AND network = ?').get(short, network) as { id: number }).id;
+  } finally {
+    db.close();
+  }
+}
+
+before(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-concurrency-'));
+  // One after the other: the first creates the demo merchant and the server key, the second reuses them.
+  first = await startServerProcess({ DATA_DIR: dataDir, ADDRESS_POOL_SIZE: '0' });
+  second = await startServerProcess({ DATA_DIR: dataDir, ADDRESS_POOL_SIZE: '0' });
+  const demo = readDemoMerchant(dataDir);
+  assert.ok(demo, 'the first process wrote demo-merchant.json');
+  keys = { merchant: { ...demo.merchant }, apiKey: demo.apiKey, secretKey: demo.secretKey };
+});
+
+after(async () => {
+  await Promise.all([first?.stop(), second?.stop()]);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('withdrawals from two processes at once', () => {
+  test('accept exactly the 10 that the balance covers out of 200, refuse the rest with 422, and never overdraw', async () => {
+    const asset = { short: 'ETH', network: 'ethereum' };
+    await fund(asset, '0.1', 3);
+    const addressTo = addressOf('ethereum', 'concurrency-payee');
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => on(i % 2 === 0 ? first : second).post('/withdrawal', { amount: '0.01', asset, addressTo, invoice: `race-${i}` })),
+    );
+
+    const accepted = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status !== 200);
+    assert.equal(accepted.length, 10, `accepted ${accepted.length}: ${JSON.stringify(refused.find((r) => r.status !== 422)?.body)}`);
+    for (const response of refused) {
+      assert.equal(response.status, 422);
+      assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.00000000, less than the 0.01000000 needed.' } });
+    }
+
+    const db = openReadOnly(dataDir);
+    try {
+      const { problems, balances } = auditLedger(db, keys.merchant.id);
+      assert.deepEqual(problems, []);
+      assert.deepEqual(balances.get(assetId('ETH', 'ethereum')), { available: '0', reserved: '0.1' });
+      const stored = db.prepare('SELECT id, status FROM withdrawals WHERE merchant_id = ? ORDER BY id').all(keys.merchant.id) as { id: string; status: string }[];
+      assert.deepEqual(
+        stored.map((w) => w.id),
+        accepted.map((r) => r.body.id as string).sort(),
+        'exactly the accepted withdrawals exist',
+      );
+      for (const withdrawal of stored) assert.deepEqual(withdrawalSteps(db, withdrawal.id), ['withdrawal-reserve']);
+    } finally {
+      db.close();
+    }
+    for (const process of [first, second]) {
+      const balance = (await on(process).get('/balance')).body.data.find((b: { asset: { short: string } }) => b.asset.short === 'ETH');
+      assert.deepEqual([balance.available, balance.reserved], ['0.00000000', '0.10000000']);
+    }
+  });
+});
+
+describe('approve and cancel racing on the same withdrawal from two processes', () => {
+  test('have exactly one winner each time, and the reservation is sent or released exactly once', async (t) => {
+    const asset = { short: 'LTC', network: 'litecoin' };
+    await fund(asset, '6', 3);
+    const addressTo = addressOf('litecoin', 'race-payee');
+    const rounds = 6;
+    const withdrawals: Array<{ id: string }> = [];
+    for (let i = 0; i < rounds; i++) {
+      const created = await on(i % 2 === 0 ? first : second).post('/withdrawal', { amount: '1', asset, addressTo, invoice: `approve-cancel-${i}` });
+      assert.equal(created.status, 200);
+      withdrawals.push(created.body);
+    }
+
+    // Every round at once: 20 approves and 20 cancels per withdrawal, alternating processes.
+    const races = await Promise.all(
+      withdrawals.map(async (withdrawal) => {
+        const requests: Array<Promise<JsonResponse & { action: string }>> = [];
+        for (let j = 0; j < 40; j++) {
+          const action = j % 2 === 0 ? 'approve' : 'cancel';
+          const process = Math.floor(j / 2) % 2 === 0 ? first : second;
+          requests.push(on(process).post(`/withdrawal/${withdrawal.id}/${action}`, {}).then((r) => ({ ...r, action })));
+        }
+        return { withdrawal, answers: await Promise.all(requests) };
+      }),
+    );
+
+    const db = openReadOnly(dataDir);
+    let sent = 0;
+    try {
+      for (const { withdrawal, answers } of races) {
+        const winners = answers.filter((a) => a.status === 200);
+        assert.equal(winners.length, 1, `withdrawal ${withdrawal.id}: ${winners.length} winners`);
+        const winner = winners[0]!;
+        for (const loser of answers.filter((a) => a !== winner)) {
+          assert.equal(loser.status, 409);
+          assert.equal(loser.body.error.code, 'invalid-state');
+        }
+        const steps = withdrawalSteps(db, withdrawal.id);
+        if (winner.action === 'approve') {
+          sent++;
+          assert.equal(winner.body.status, 'APPROVED');
+          assert.ok(winner.body.txnId, 'the approved payout was broadcast');
+          assert.deepEqual(steps, ['withdrawal-reserve', 'withdrawal-send']);
+        } else {
+          assert.equal(winner.body.status, 'CANCELLED');
+          assert.deepEqual(steps, ['withdrawal-reserve', 'withdrawal-release']);
+        }
+        const stored = (await on(second).get(`/withdrawal/${withdrawal.id}`)).body;
+        assert.equal(stored.status, winner.body.status);
+      }
+      t.diagnostic(`${sent} of ${rounds} races won by an approve, ${rounds - sent} by a cancel`);
+      const { problems, balances } = auditLedger(db, keys.merchant.id);
+      assert.deepEqual(problems, []);
+      // Each round reserved 1 LTC; approved ones left the balance, cancelled ones came back.
+      assert.deepEqual(balances.get(assetId('LTC', 'litecoin')), { available: String(6 - sent), reserved: '0' });
+    } finally {
+      db.close();
+    }
+  });
+});
