@@ -1,0 +1,101 @@
+/** The orders page: the store's payments, withdrawals and balances, straight from the API. */
+import type { Payment, PaymentStatus, Withdrawal } from '../../client/index.ts';
+import { productOfInvoice } from '../catalogue.ts';
+import { OVERVIEW_LIMIT, type Overview } from '../demo-store.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { networkName, trimAmount, utcText } from './format.ts';
+import type { StoreFrame } from './layout.ts';
+
+const PAYMENT_STATUSES: readonly PaymentStatus[] = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+
+function statusBadge(status: string): SafeHtml {
+  return html`<span class="badge" data-status="${status}">${status}</span>`;
+}
+
+function paymentRow(frame: StoreFrame, payment: Payment): SafeHtml {
+  const product = productOfInvoice(payment.invoice);
+  const reference = payment.invoice ?? payment.id;
+  return html`<tr>
+  <th scope="row">${product ? html`<a href="${frame.basePath}/orders/${payment.id}">${reference}</a>` : reference}</th>
+  <td>${product?.name ?? '—'}</td>
+  <td class="number">${trimAmount(payment.amount)} ${payment.asset.short}</td>
+  <td class="number">${trimAmount(payment.totalReceivedAmount)}</td>
+  <td>${statusBadge(payment.status)}</td>
+  <td><time datetime="${payment.createdAt}">${utcText(payment.createdAt)}</time></td>
+</tr>`;
+}
+
+function withdrawalRow(withdrawal: Withdrawal): SafeHtml {
+  return html`<tr>
+  <th scope="row">${withdrawal.invoice}</th>
+  <td class="number">${trimAmount(withdrawal.amount)} ${withdrawal.asset.short}</td>
+  <td><code class="address">${withdrawal.addressTo}</code></td>
+  <td>${statusBadge(withdrawal.status)}</td>
+  <td><time datetime="${withdrawal.createdAt}">${utcText(withdrawal.createdAt)}</time></td>
+</tr>`;
+}
+
+function table(id: string, caption: string, head: string[], rows: SafeHtml[]): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-labelledby="${id}" tabindex="0">
+  <table>
+    <caption class="visually-hidden">${caption}</caption>
+    <thead><tr>${head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
+    <tbody>${rows}</tbody>
+  </table>
+</div>`;
+}
+
+function more(shown: number, isMore: boolean): SafeHtml {
+  return isMore ? html`<p class="small">The newest ${shown} are shown (the client pages through ${OVERVIEW_LIMIT} at a time).</p>` : html``;
+}
+
+/** The orders page's main content. */
+export function ordersPage(frame: StoreFrame, overview: Overview, status: PaymentStatus | undefined): SafeHtml {
+  return html`<div class="orders-page">
+<h1>Orders</h1>
+<p>Everything here comes from the payment API through the client: <code>client.payments()</code>, <code>client.withdrawals()</code> and <code>client.getBalance()</code>.</p>
+
+<section aria-labelledby="payments-title">
+  <h2 id="payments-title">Payments</h2>
+  <form class="filter" method="get" action="${frame.basePath}/orders">
+    <label for="status-filter">Status</label>
+    <select id="status-filter" name="status">
+      <option value="">Any status</option>
+      ${PAYMENT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}
+    </select>
+    <button type="submit" class="button">Show</button>
+  </form>
+  ${overview.payments.length === 0
+    ? html`<p>${status ? `No ${status} payments.` : 'No payments yet: buy something in the shop.'}</p>`
+    : table('payments-title', 'Payments, newest first', ['Order', 'Product', 'Amount', 'Received', 'Status', 'Created'], overview.payments.map((p) => paymentRow(frame, p)))}
+  ${more(overview.payments.length, overview.morePayments)}
+</section>
+
+<section aria-labelledby="withdrawals-title">
+  <h2 id="withdrawals-title">Withdrawals</h2>
+  ${overview.withdrawals.length === 0
+    ? html`<p>No withdrawals yet.</p>`
+    : table('withdrawals-title', 'Withdrawals, newest first', ['Invoice', 'Amount', 'To address', 'Status', 'Created'], overview.withdrawals.map(withdrawalRow))}
+  ${more(overview.withdrawals.length, overview.moreWithdrawals)}
+</section>
+
+<section aria-labelledby="balances-title">
+  <h2 id="balances-title">Balances</h2>
+  ${overview.balances.length === 0
+    ? html`<p>Nothing credited yet: balances grow as payments confirm.</p>`
+    : table(
+        'balances-title',
+        'Balances per asset',
+        ['Asset', 'Available', 'Reserved'],
+        overview.balances.map(
+          (row) => html`<tr><th scope="row">${row.asset.short} on ${networkName(row.asset.network)}</th><td class="number">${trimAmount(row.available)}</td><td class="number">${trimAmount(row.reserved)}</td></tr>`,
+        ),
+      )}
+</section>
+</div>`;
+}
+
+/** Reads the status filter of the orders page; anything else means no filter. */
+export function statusFilter(value: unknown): PaymentStatus | undefined {
+  return PAYMENT_STATUSES.find((status) => status === value);
+}
