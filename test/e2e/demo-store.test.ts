@@ -1,0 +1,242 @@
+/**
+ * The demo store end to end: the real service as `npm start` runs it (demo merchant provisioned on
+ * an empty DATA_DIR), /demo in headless Chromium, a product bought with the embedded widget, the
+ * payer simulated from the store's backend, and the order marked paid from the server-side record.
+ * Needs `npm run build` (the widget bundle); `npm test` runs it first.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'puppeteer-core';
+import { DIST_DIR } from '../../api/app.ts';
+import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { MerchantClient } from '../../client/index.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+// The store's accent colour (#0f6b5c in demo/public/store.css), as computed styles report it.
+const STORE_ACCENT = 'rgb(15, 107, 92)';
+
+let server: ServerProcess;
+let browser: Browser;
+let merchant: DemoMerchant;
+let client: MerchantClient;
+
+/** A fresh page that records console errors and CSP violations. */
+async function openPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err instanceof Error ? err.message : String(err)}`));
+  await page.setViewport({ width: 1280, height: 900 });
+  return { page, problems };
+}
+
+/** Text of the first element matching a selector, whitespace collapsed. */
+async function textOf(page: Page, selector: string): Promise<string> {
+  const text = await page.$eval(selector, (node) => node.textContent ?? '');
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Buys the mug in an asset from the shop page; returns the payment id from the order page's URL. */
+async function buyMug(page: Page, asset: string): Promise<string> {
+  await page.goto(`${server.url}/demo`);
+  await page.select('#asset-mug', asset);
+  await Promise.all([page.waitForNavigation(), page.click('#product-mug ~ form button[type="submit"]')]);
+  const match = new RegExp(`/demo/orders/(${UUID})$`).exec(page.url());
+  assert.ok(match, `the store should redirect to the order page, got ${page.url()}`);
+  return match[1]!;
+}
+
+before(async () => {
+  assert.ok(
+    fs.existsSync(path.join(DIST_DIR, 'widget', 'crypto-checkout.js')),
+    'dist/widget/crypto-checkout.js is missing: run `npm run build` first (npm test does)',
+  );
+  server = await startServerProcess();
+  const demo = readDemoMerchant(server.dataDir);
+  assert.ok(demo, 'npm start on an empty DATA_DIR writes demo-merchant.json');
+  merchant = demo;
+  client = new MerchantClient({ baseUrl: server.url, apiKey: merchant.apiKey, secretKey: merchant.secretKey });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+describe('the demo store in Chromium', () => {
+  test('a shopper pays with the embedded widget, the payer is simulated, and the store shows the order paid', async () => {
+    const { page, problems } = await openPage();
+    const paymentId = await buyMug(page, 'BTC:bitcoin');
+
+    // The store's backend created the payment through the client, with the demo merchant's keys.
+    const created = await client.getPayment(paymentId);
+    assert.equal(created.status, 'OPEN');
+    assert.equal(created.amount, '0.00018000');
+    assert.equal(created.asset.short, 'BTC');
+    assert.match(created.invoice ?? '', /^DEMO-MUG-[0-9A-F]{8}$/);
+    assert.equal(created.merchant.name, 'Demo Store');
+
+    // Both integrations, side by side: the hosted page link and the embedded, themed element.
+    assert.equal(await page.$eval('a.button[href*="/pay?id="]', (a) => a.getAttribute('href')), `${server.url}/pay?id=${paymentId}`);
+    assert.equal(await page.$eval('crypto-checkout', (el) => el.getAttribute('payment-id')), paymentId);
+    assert.equal(await page.$eval('crypto-checkout', (el) => el.getAttribute('api-base')), `${server.url}/v2`);
+    await page.waitForSelector('crypto-checkout >>> [part~="amount"]');
+    assert.match(await textOf(page, 'crypto-checkout >>> [part~="amount"]'), /0\.00018 BTC/);
+    const walletButtonColour = await page.evaluate(
+      `getComputedStyle(document.querySelector('crypto-checkout').shadowRoot.querySelector('a.button.primary')).backgroundColor`,
+    );
+    assert.equal(walletButtonColour, STORE_ACCENT, "the widget's accent comes from the store's --checkout-accent");
+    assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Awaiting payment');
+    assert.equal(await page.$eval('#thank-you', (el) => el.hasAttribute('hidden')), true);
+
+    await page.click('#simulate-form button');
+    await page.waitForSelector('#simulate-result ::-p-text(mining 2 blocks)');
+    await page.waitForSelector('crypto-checkout >>> [part~="status"] ::-p-text(Payment complete)', { timeout: 30_000 });
+    await page.waitForSelector('#thank-you:not([hidden])', { timeout: 10_000 });
+    assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Paid');
+    assert.equal(await textOf(page, '#order-status [data-field="payment-status"]'), 'COMPLETE');
+    assert.match(await textOf(page, '#thank-you'), /Thank you, your order is paid/);
+
+    const paid = await client.getPayment(paymentId);
+    assert.equal(paid.status, 'COMPLETE');
+    assert.equal(paid.totalReceivedAmount, '0.00018000');
+
+    // The orders page lists it from the API, with the balance it credited.
+    await page.goto(`${server.url}/demo/orders`);
+    const row = await textOf(page, `tr:has(a[href="/demo/orders/${paymentId}"])`);
+    assert.match(row, new RegExp(`${paid.invoice} Enamel camp mug 0\\.00018 BTC 0\\.00018 COMPLETE`));
+    const balanceCells = await page.$$eval('section[aria-labelledby="balances-title"] tbody tr > *', (cells) => cells.map((cell) => cell.textContent));
+    assert.deepEqual(balanceCells, ['BTC on Bitcoin', '0.00018', '0']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a forged checkout-paid event in the browser does not mark the order paid', async () => {
+    const { page, problems } = await openPage();
+    const isStatusCheck = (response: { url(): string }) => /\/demo\/orders\/[^/]+\/status$/.test(response.url());
+    // The widget's first status-change (the status it learns on load) prompts the first check.
+    const firstCheck = page.waitForResponse(isStatusCheck);
+    const paymentId = await buyMug(page, 'ETH:ethereum');
+    await firstCheck;
+    const checked = page.waitForResponse(isStatusCheck);
+    await page.evaluate(
+      `document.querySelector('crypto-checkout').dispatchEvent(new CustomEvent('checkout-paid', { bubbles: true, composed: true, detail: {} }))`,
+    );
+    const response = await checked;
+    assert.equal(response.url(), `${server.url}/demo/orders/${paymentId}/status`);
+    const answer = (await response.json()) as { state: string; paymentStatus: string };
+    assert.deepEqual({ state: answer.state, paymentStatus: answer.paymentStatus }, { state: 'awaiting-payment', paymentStatus: 'OPEN' });
+    assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Awaiting payment');
+    assert.equal(await page.$eval('#thank-you', (el) => el.hasAttribute('hidden')), true);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the hosted page sends the payer back to the order', async () => {
+    const { page, problems } = await openPage();
+    const paymentId = await buyMug(page, 'XRP:ripple');
+    const payment = await client.getPayment(paymentId);
+    assert.equal(payment.checkoutUrl, `${server.url}/demo/return?invoice=${payment.invoice}`);
+    await page.goto(payment.checkoutUrl!);
+    assert.equal(page.url(), `${server.url}/demo/orders/${paymentId}`);
+    assert.match(await textOf(page, 'h1'), new RegExp(`Order ${payment.invoice}`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('the demo store over HTTP', () => {
+  test('serves its pages with a CSP, no inline script, and never the merchant keys', async () => {
+    const paymentId = (await client.listPayments({ limit: 1 })).data[0]!.id;
+    for (const pagePath of ['/demo', '/demo/orders', `/demo/orders/${paymentId}`]) {
+      const response = await fetch(server.url + pagePath);
+      assert.equal(response.status, 200, pagePath);
+      const csp = response.headers.get('Content-Security-Policy') ?? '';
+      assert.match(csp, new RegExp(`script-src 'self' ${server.url}(;|$)`), pagePath);
+      assert.match(csp, /default-src 'none'/);
+      const body = await response.text();
+      assert.doesNotMatch(body, /<script(?![^>]*\bsrc=)[^>]*>/, `${pagePath} has an inline script`);
+      assert.doesNotMatch(body, /\son[a-z]+=/i, `${pagePath} has an inline event handler`);
+      assert.ok(!body.includes(merchant.apiKey) && !body.includes(merchant.secretKey), `${pagePath} leaks a key`);
+    }
+  });
+
+  test('escapes what the API returns', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    await client.createPayment({ amount: '1', asset: { short: 'USDT', network: 'tron' }, invoice: hostile });
+    const body = await (await fetch(`${server.url}/demo/orders`)).text();
+    assert.ok(body.includes('&lt;img src=x onerror=alert(1)&gt;'));
+    assert.ok(!body.includes(hostile));
+  });
+
+  test('refuses a bad product or coin with a page that says so, and a cross-site post with 403', async () => {
+    const post = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/demo/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+        redirect: 'manual',
+      });
+    const noProduct = await post({ product: 'NOPE', asset: 'BTC:bitcoin' });
+    assert.equal(noProduct.status, 400);
+    assert.match(await noProduct.text(), /<h1 id="error-title">Choose a product<\/h1>/);
+    const noAsset = await post({ product: 'MUG', asset: 'DOGE:dogecoin' });
+    assert.equal(noAsset.status, 400);
+    assert.match(await noAsset.text(), /Choose how to pay/);
+    const crossSite = await post({ product: 'MUG', asset: 'BTC:bitcoin' }, { 'Sec-Fetch-Site': 'cross-site' });
+    assert.equal(crossSite.status, 403);
+    const placed = await post({ product: 'MUG', asset: 'BTC:bitcoin' });
+    assert.equal(placed.status, 303);
+    assert.match(placed.headers.get('Location') ?? '', new RegExp(`^/demo/orders/${UUID}$`));
+  });
+
+  test('answers 404 pages for an unknown order and an unknown page, and 409 for simulating a paid order', async () => {
+    const unknown = await fetch(`${server.url}/demo/orders/0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33`);
+    assert.equal(unknown.status, 404);
+    assert.match(await unknown.text(), /Order not found/);
+    const nothing = await fetch(`${server.url}/demo/no-such-page`);
+    assert.equal(nothing.status, 404);
+    assert.match(await nothing.text(), /Page not found/);
+    const notAnOrder = await client.createPayment({ amount: '1', asset: { short: 'BTC', network: 'bitcoin' }, invoice: 'not-from-the-store' });
+    assert.equal((await fetch(`${server.url}/demo/orders/${notAnOrder.id}`)).status, 404);
+
+    const paid = (await client.listPayments({ statuses: ['COMPLETE'], limit: 1 })).data[0]!;
+    const again = await fetch(`${server.url}/demo/orders/${paid.id}/simulate`, { method: 'POST', headers: { Accept: 'application/json' } });
+    assert.equal(again.status, 409);
+    assert.deepEqual(await again.json(), {
+      error: { title: 'Cannot simulate this payment', message: 'The payment is COMPLETE; only an OPEN payment can be paid.' },
+    });
+  });
+});
+
+describe('the demo store without the simulator', () => {
+  test('offers no "Simulate payment" and refuses to simulate', async () => {
+    const quiet = await startServerProcess({ SIMULATOR: 'off' });
+    try {
+      const placed = await fetch(`${quiet.url}/demo/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'product=TEE&asset=ETH%3Aethereum',
+        redirect: 'manual',
+      });
+      assert.equal(placed.status, 303);
+      const orderPath = placed.headers.get('Location')!;
+      const page = await (await fetch(quiet.url + orderPath)).text();
+      assert.match(page, /Pay on the hosted page/);
+      assert.doesNotMatch(page, /Simulate payment/);
+      const simulate = await fetch(`${quiet.url}${orderPath}/simulate`, { method: 'POST', headers: { Accept: 'application/json' } });
+      assert.equal(simulate.status, 404);
+    } finally {
+      await quiet.stop();
+      fs.rmSync(quiet.dataDir, { recursive: true, force: true });
+    }
+  });
+});
