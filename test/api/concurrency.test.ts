@@ -114,12 +114,13 @@ describe('approve and cancel racing on the same withdrawal from two processes', 
       withdrawals.push(created.body);
     }
 
-    // Every round at once: 20 approves and 20 cancels per withdrawal, alternating processes.
+    // Every round at once: 20 approves and 20 cancels per withdrawal, alternating actions and processes.
     const races = await Promise.all(
-      withdrawals.map(async (withdrawal) => {
+      withdrawals.map(async (withdrawal, round) => {
         const requests: Array<Promise<JsonResponse & { action: string }>> = [];
         for (let j = 0; j < 40; j++) {
-          const action = j % 2 === 0 ? 'approve' : 'cancel';
+          // Odd rounds lead with a cancel, so both kinds of winner get exercised.
+          const action = (j + round) % 2 === 0 ? 'approve' : 'cancel';
           const process = Math.floor(j / 2) % 2 === 0 ? first : second;
           requests.push(on(process).post(`/withdrawal/${withdrawal.id}/${action}`, {}).then((r) => ({ ...r, action })));
         }
