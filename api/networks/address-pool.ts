@@ -30,9 +30,12 @@ function startDeriveWorker(): Worker {
 /** Creates the pool over the addresses table. */
 export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolSize: number; logger: Logger }) {
   const { db, registry, poolSize, logger } = deps;
+  // INDEXED BY: without statistics the planner prefers the UNIQUE payment_id index for
+  // `payment_id IS NULL`, which walks every network's unclaimed rows through the table on each
+  // create; the partial pool index holds exactly one network's unclaimed rows in claim order.
   const claimPooled = db.prepare<[string, string], { address: string }>(
     `UPDATE addresses SET payment_id = ?
-     WHERE id = (SELECT id FROM addresses WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1)
+     WHERE id = (SELECT id FROM addresses INDEXED BY addresses_pool WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1)
      RETURNING address`,
   );
   const reserveIndexes = db.prepare<[{ count: number; network: string }], { fromIndex: number; xpub: string }>(
@@ -42,7 +45,9 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   const insertAddress = db.prepare(
     'INSERT OR IGNORE INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, ?, ?)',
   );
-  const countPooled = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM addresses WHERE network = ? AND payment_id IS NULL');
+  const countPooled = db.prepare<[string], { n: number }>(
+    'SELECT COUNT(*) AS n FROM addresses INDEXED BY addresses_pool WHERE network = ? AND payment_id IS NULL',
+  );
   const insertBatch = db.transaction((network: string, fromIndex: number, addresses: string[]) => {
     addresses.forEach((address, i) => insertAddress.run(network, address, null, fromIndex + i, null));
   });
