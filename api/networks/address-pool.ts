@@ -48,9 +48,9 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   const countPooled = db.prepare<[string], { n: number }>(
     'SELECT COUNT(*) AS n FROM addresses INDEXED BY addresses_pool WHERE network = ? AND payment_id IS NULL',
   );
-  const insertBatch = db.transaction((network: string, fromIndex: number, addresses: string[]) => {
-    addresses.forEach((address, i) => insertAddress.run(network, address, null, fromIndex + i, null));
-  });
+  const insertBatch = db.transaction((network: string, fromIndex: number, addresses: string[]): number =>
+    addresses.reduce((inserted, address, i) => inserted + insertAddress.run(network, address, null, fromIndex + i, null).changes, 0),
+  );
 
   const sharedAddresses = new Map<string, string>();
   let worker: Worker | undefined;
@@ -59,6 +59,11 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   let refilling: Promise<void> | undefined;
   let refillAgain = false;
   let closed = false;
+  // Unclaimed addresses per network as last counted, then kept current by this process's claims
+  // and inserts, so the refill check after every create reads a number instead of counting the
+  // pool. A refill recounts before it derives. A claim rolled back with its payment leaves the
+  // figure low, which only brings that recount forward.
+  const unclaimed = new Map<string, number>();
 
   function reserve(network: string, count: number): { fromIndex: number; xpub: string } {
     const row = reserveIndexes.get({ count, network });
@@ -96,14 +101,20 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   }
 
   async function topUp(network: string): Promise<void> {
-    let missing = poolSize - countPooled.get(network)!.n;
-    if (missing < Math.ceil(poolSize / 2)) return;
+    const threshold = Math.ceil(poolSize / 2);
+    const known = unclaimed.get(network);
+    if (known !== undefined && poolSize - known < threshold) return;
+    const counted = countPooled.get(network)!.n;
+    unclaimed.set(network, counted);
+    let missing = poolSize - counted;
+    if (missing < threshold) return;
     while (missing > 0 && !closed) {
       const count = Math.min(BATCH, missing);
       const { fromIndex, xpub } = db.transaction(() => reserve(network, count)).immediate();
       const addresses = await deriveInWorker({ network, xpub, fromIndex, count });
       if (closed) return;
-      insertBatch.immediate(network, fromIndex, addresses);
+      const inserted = insertBatch.immediate(network, fromIndex, addresses);
+      unclaimed.set(network, (unclaimed.get(network) ?? 0) + inserted);
       missing -= count;
     }
   }
@@ -131,7 +142,11 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
         return { address, destTag };
       }
       const pooled = claimPooled.get(paymentId, network);
-      if (pooled) return { address: pooled.address, destTag: null };
+      if (pooled) {
+        const known = unclaimed.get(network);
+        if (known !== undefined) unclaimed.set(network, known - 1);
+        return { address: pooled.address, destTag: null };
+      }
       const { fromIndex, xpub } = reserve(network, 1);
       const address = deriveReceiveAddress(xpub, network, fromIndex);
       insertAddress.run(network, address, null, fromIndex, paymentId);
