@@ -4,7 +4,7 @@
  * the routes.
  */
 import type { Router } from 'express';
-import { readDemoMerchant } from '../api/merchants/demo-merchant.ts';
+import { type DemoMerchant, readDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import { MerchantClient } from '../client/index.ts';
 import { createDemoStore, StoreError } from './demo-store.ts';
 import { demoRoutes } from './demo.routes.ts';
@@ -36,7 +36,7 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
   // Read lazily, so a keys file written after start-up (or fixed by hand) is picked up.
   function merchant(): { client: MerchantClient; storeName: string } {
     if (keys) return keys;
-    let demo;
+    let demo: DemoMerchant | undefined;
     try {
       demo = readDemoMerchant(options.dataDir);
     } catch (err) {

@@ -35,8 +35,9 @@ function withdrawalRow(withdrawal: Withdrawal): SafeHtml {
 </tr>`;
 }
 
-function table(id: string, caption: string, head: string[], rows: SafeHtml[]): SafeHtml {
-  return html`<div class="table-wrap" role="region" aria-labelledby="${id}" tabindex="0">
+// The scrollable wrapper is a named region so keyboard users can scroll it; its name is the caption.
+function table(caption: string, head: string[], rows: SafeHtml[]): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
   <table>
     <caption class="visually-hidden">${caption}</caption>
     <thead><tr>${head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
@@ -67,7 +68,7 @@ export function ordersPage(frame: StoreFrame, overview: Overview, status: Paymen
   </form>
   ${overview.payments.length === 0
     ? html`<p>${status ? `No ${status} payments.` : 'No payments yet: buy something in the shop.'}</p>`
-    : table('payments-title', 'Payments, newest first', ['Order', 'Product', 'Amount', 'Received', 'Status', 'Created'], overview.payments.map((p) => paymentRow(frame, p)))}
+    : table('Payments, newest first', ['Order', 'Product', 'Amount', 'Received', 'Status', 'Created'], overview.payments.map((p) => paymentRow(frame, p)))}
   ${more(overview.payments.length, overview.morePayments)}
 </section>
 
@@ -75,7 +76,7 @@ export function ordersPage(frame: StoreFrame, overview: Overview, status: Paymen
   <h2 id="withdrawals-title">Withdrawals</h2>
   ${overview.withdrawals.length === 0
     ? html`<p>No withdrawals yet.</p>`
-    : table('withdrawals-title', 'Withdrawals, newest first', ['Invoice', 'Amount', 'To address', 'Status', 'Created'], overview.withdrawals.map(withdrawalRow))}
+    : table('Withdrawals, newest first', ['Invoice', 'Amount', 'To address', 'Status', 'Created'], overview.withdrawals.map(withdrawalRow))}
   ${more(overview.withdrawals.length, overview.moreWithdrawals)}
 </section>
 
@@ -84,7 +85,6 @@ export function ordersPage(frame: StoreFrame, overview: Overview, status: Paymen
   ${overview.balances.length === 0
     ? html`<p>Nothing credited yet: balances grow as payments confirm.</p>`
     : table(
-        'balances-title',
         'Balances per asset',
         ['Asset', 'Available', 'Reserved'],
         overview.balances.map(

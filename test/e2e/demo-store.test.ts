@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { DIST_DIR } from '../../api/app.ts';
 import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
@@ -42,6 +43,18 @@ async function textOf(page: Page, selector: string): Promise<string> {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+const AXE_SOURCE = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** Runs axe (WCAG 2.2 A/AA and best practices, shadow DOM included) on the page; fails on any violation. */
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+      .then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
+  assert.deepEqual(violations, [], `axe violations on ${state}`);
+}
+
 /** Buys the mug in an asset from the shop page; returns the payment id from the order page's URL. */
 async function buyMug(page: Page, asset: string): Promise<string> {
   await page.goto(`${server.url}/demo`);
@@ -74,6 +87,8 @@ after(async () => {
 describe('the demo store in Chromium', () => {
   test('a shopper pays with the embedded widget, the payer is simulated, and the store shows the order paid', async () => {
     const { page, problems } = await openPage();
+    await page.goto(`${server.url}/demo`);
+    await expectAccessible(page, 'the shop');
     const paymentId = await buyMug(page, 'BTC:bitcoin');
 
     // The store's backend created the payment through the client, with the demo merchant's keys.
@@ -96,6 +111,7 @@ describe('the demo store in Chromium', () => {
     assert.equal(walletButtonColour, STORE_ACCENT, "the widget's accent comes from the store's --checkout-accent");
     assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Awaiting payment');
     assert.equal(await page.$eval('#thank-you', (el) => el.hasAttribute('hidden')), true);
+    await expectAccessible(page, 'an open order');
 
     await page.click('#simulate-form button');
     await page.waitForSelector('#simulate-result ::-p-text(mining 2 blocks)');
@@ -104,6 +120,7 @@ describe('the demo store in Chromium', () => {
     assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Paid');
     assert.equal(await textOf(page, '#order-status [data-field="payment-status"]'), 'COMPLETE');
     assert.match(await textOf(page, '#thank-you'), /Thank you, your order is paid/);
+    await expectAccessible(page, 'a paid order');
 
     const paid = await client.getPayment(paymentId);
     assert.equal(paid.status, 'COMPLETE');
@@ -115,6 +132,7 @@ describe('the demo store in Chromium', () => {
     assert.match(row, new RegExp(`${paid.invoice} Enamel camp mug 0\\.00018 BTC 0\\.00018 COMPLETE`));
     const balanceCells = await page.$$eval('section[aria-labelledby="balances-title"] tbody tr > *', (cells) => cells.map((cell) => cell.textContent));
     assert.deepEqual(balanceCells, ['BTC on Bitcoin', '0.00018', '0']);
+    await expectAccessible(page, 'the orders page');
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -136,6 +154,20 @@ describe('the demo store in Chromium', () => {
     assert.deepEqual({ state: answer.state, paymentStatus: answer.paymentStatus }, { state: 'awaiting-payment', paymentStatus: 'OPEN' });
     assert.equal(await textOf(page, '#order-status [data-field="label"]'), 'Awaiting payment');
     assert.equal(await page.$eval('#thank-you', (el) => el.hasAttribute('hidden')), true);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('fits a 320 px wide phone without sideways scrolling', async () => {
+    const { page, problems } = await openPage();
+    const paymentId = await buyMug(page, 'USDT:tron');
+    await page.setViewport({ width: 320, height: 640 });
+    for (const pagePath of ['/demo', `/demo/orders/${paymentId}`, '/demo/orders']) {
+      await page.goto(server.url + pagePath);
+      if (pagePath.includes(paymentId)) await page.waitForSelector('crypto-checkout >>> [part~="qr-code"]');
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      assert.equal(overflow, 0, `${pagePath} scrolls sideways at 320 px`);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });
