@@ -127,7 +127,7 @@ export class MerchantClient {
 
   /** GET /v2/assets (public): the assets the service accepts, to offer payers a choice. */
   async assets(): Promise<AssetInfo[]> {
-    return (await this.#send<{ data: AssetInfo[] }>('GET', '/assets')).data;
+    return (await this.#send<{ data: AssetInfo[] }>('GET', '/assets', undefined, 'public')).data;
   }
 
   async *#everyRecord<T extends { id: string }>(fetchPage: (page: number) => Promise<Page<T>>, firstPage: number): AsyncGenerator<T, void, undefined> {
@@ -145,10 +145,9 @@ export class MerchantClient {
     }
   }
 
-  async #send<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+  async #send<T>(method: 'GET' | 'POST', path: string, body?: object, access: 'merchant' | 'public' = 'merchant'): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
-    // GET /v2/assets is public; everything else is the merchant's.
-    if (path !== '/assets') headers['API-KEY'] = this.#apiKey;
+    if (access === 'merchant') headers['API-KEY'] = this.#apiKey;
     let bytes: Uint8Array | undefined;
     if (body !== undefined) {
       // Serialised once: the signature covers exactly the bytes that go on the wire.
