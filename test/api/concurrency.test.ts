@@ -3,6 +3,7 @@
  * the same moment. Withdrawals never overdraw, and approve/cancel races have exactly one winner.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import Decimal from 'decimal.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -14,6 +15,9 @@ import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { auditLedger, openReadOnly, withdrawalSteps } from '../helpers/ledger-audit.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
+
+/** Repetitions of each race: one in `npm test`, more under `npm run test:soak`. */
+const ROUNDS = Number(process.env.RACE_ROUNDS ?? 1);
 
 let dataDir: string;
 let first: ServerProcess;
@@ -65,48 +69,61 @@ after(async () => {
 describe('withdrawals from two processes at once', () => {
   test('accept exactly the 10 that the balance covers out of 200, refuse the rest with 422, and never overdraw', async () => {
     const asset = { short: 'ETH', network: 'ethereum' };
-    await fund(asset, '0.1', 3);
     const addressTo = addressOf('ethereum', 'concurrency-payee');
-    const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => on(i % 2 === 0 ? first : second).post('/withdrawal', { amount: '0.01', asset, addressTo, invoice: `race-${i}` })),
-    );
-
-    const accepted = responses.filter((r) => r.status === 200);
-    const refused = responses.filter((r) => r.status !== 200);
-    assert.equal(accepted.length, 10, `accepted ${accepted.length}: ${JSON.stringify(refused.find((r) => r.status !== 422)?.body)}`);
-    for (const response of refused) {
-      assert.equal(response.status, 422);
-      assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.00000000, less than the 0.01000000 needed.' } });
-    }
-
+    const acceptedIds: string[] = [];
+    for (let round = 1; round <= ROUNDS; round++) acceptedIds.push(...(await overdraftRace(asset, addressTo, round)));
     const db = openReadOnly(dataDir);
     try {
-      const { problems, balances } = auditLedger(db, keys.merchant.id);
-      assert.deepEqual(problems, []);
-      assert.deepEqual(balances.get(assetId('ETH', 'ethereum')), { available: '0', reserved: '0.1' });
-      const stored = db.prepare('SELECT id, status FROM withdrawals WHERE merchant_id = ? ORDER BY id').all(keys.merchant.id) as { id: string; status: string }[];
+      const stored = db.prepare('SELECT id FROM withdrawals WHERE merchant_id = ? ORDER BY id').all(keys.merchant.id) as { id: string }[];
       assert.deepEqual(
         stored.map((w) => w.id),
-        accepted.map((r) => r.body.id as string).sort(),
+        acceptedIds.sort(),
         'exactly the accepted withdrawals exist',
       );
-      for (const withdrawal of stored) assert.deepEqual(withdrawalSteps(db, withdrawal.id), ['withdrawal-reserve']);
     } finally {
       db.close();
-    }
-    for (const process of [first, second]) {
-      const balance = (await on(process).get('/balance')).body.data.find((b: { asset: { short: string } }) => b.asset.short === 'ETH');
-      assert.deepEqual([balance.available, balance.reserved], ['0.00000000', '0.10000000']);
     }
   });
 });
 
+/** One race: fund 0.1 ETH, then 200 withdrawals of 0.01 at once, split over both processes. */
+async function overdraftRace(asset: { short: string; network: string }, addressTo: string, round: number): Promise<string[]> {
+  await fund(asset, '0.1', 3);
+  const responses = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => on(i % 2 === 0 ? first : second).post('/withdrawal', { amount: '0.01', asset, addressTo, invoice: `race-${round}-${i}` })),
+  );
+  const accepted = responses.filter((r) => r.status === 200);
+  const refused = responses.filter((r) => r.status !== 200);
+  assert.equal(accepted.length, 10, `accepted ${accepted.length}: ${JSON.stringify(refused.find((r) => r.status !== 422)?.body)}`);
+  for (const response of refused) {
+    assert.equal(response.status, 422);
+    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.00000000, less than the 0.01000000 needed.' } });
+  }
+
+  // Every earlier round left its 0.1 reserved as well.
+  const reserved = new Decimal(round).div(10);
+  const db = openReadOnly(dataDir);
+  try {
+    const { problems, balances } = auditLedger(db, keys.merchant.id);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(balances.get(assetId('ETH', 'ethereum')), { available: '0', reserved: reserved.toFixed() });
+    for (const response of accepted) assert.deepEqual(withdrawalSteps(db, response.body.id), ['withdrawal-reserve']);
+  } finally {
+    db.close();
+  }
+  for (const process of [first, second]) {
+    const balance = (await on(process).get('/balance')).body.data.find((b: { asset: { short: string } }) => b.asset.short === 'ETH');
+    assert.deepEqual([balance.available, balance.reserved], ['0.00000000', reserved.toFixed(8)]);
+  }
+  return accepted.map((r) => r.body.id as string);
+}
+
 describe('approve and cancel racing on the same withdrawal from two processes', () => {
   test('have exactly one winner each time, and the reservation is sent or released exactly once', async (t) => {
     const asset = { short: 'LTC', network: 'litecoin' };
-    await fund(asset, '6', 3);
+    const rounds = 6 * ROUNDS;
+    await fund(asset, String(rounds), 3);
     const addressTo = addressOf('litecoin', 'race-payee');
-    const rounds = 6;
     const withdrawals: Array<{ id: string }> = [];
     for (let i = 0; i < rounds; i++) {
       const created = await on(i % 2 === 0 ? first : second).post('/withdrawal', { amount: '1', asset, addressTo, invoice: `approve-cancel-${i}` });
@@ -156,7 +173,7 @@ describe('approve and cancel racing on the same withdrawal from two processes', 
       const { problems, balances } = auditLedger(db, keys.merchant.id);
       assert.deepEqual(problems, []);
       // Each round reserved 1 LTC; approved ones left the balance, cancelled ones came back.
-      assert.deepEqual(balances.get(assetId('LTC', 'litecoin')), { available: String(6 - sent), reserved: '0' });
+      assert.deepEqual(balances.get(assetId('LTC', 'litecoin')), { available: String(rounds - sent), reserved: '0' });
     } finally {
       db.close();
     }

@@ -2,7 +2,7 @@
  * Seeded generators of hostile request inputs for the fuzz tests. Every random choice goes through
  * one `Rng`, so a failing run is replayed exactly by its seed.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Db } from '../../api/db/open-database.ts';
 
 /** A deterministic random source (mulberry32). */
@@ -37,11 +37,15 @@ export function createRng(seed: number): Rng {
   };
 }
 
-/** The seed of a run: FUZZ_SEED when set (to replay a failure), else `fallback`. */
+/**
+ * The seed of a run: FUZZ_SEED when set (a number to replay a failure, or "random" for a fresh
+ * one, as the soak run does), else `fallback`, so `npm test` is the same run every time.
+ */
 export function fuzzSeed(fallback: number): number {
   const raw = process.env.FUZZ_SEED;
   if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw)) throw new Error(`FUZZ_SEED must be a whole number, got "${raw}"`);
+  if (raw === 'random') return randomInt(2 ** 32);
+  if (!/^[0-9]+$/.test(raw)) throw new Error(`FUZZ_SEED must be a whole number or "random", got "${raw}"`);
   return Number(raw) >>> 0;
 }
 
