@@ -6,9 +6,11 @@
 import type { Router } from 'express';
 import { type DemoMerchant, readDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import { MerchantClient } from '../client/index.ts';
-import { createDemoStore, StoreError } from './demo-store.ts';
+import { createDemoStore } from './demo-store.ts';
+import { StoreError } from './store-error.ts';
 import { demoRoutes } from './demo.routes.ts';
 import { createPayerSimulator } from './payer-simulator.ts';
+import { createPayouts } from './payouts.ts';
 import type { StoreFrame } from './views/layout.ts';
 
 /** How a simulated payment is paced: one block this many milliseconds after the last. */
@@ -73,5 +75,5 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
     returnUrl: (invoice) => `${options.publicUrl}${basePath}/return?invoice=${encodeURIComponent(invoice)}`,
   });
 
-  return demoRoutes(store, { frame, publicUrl: options.publicUrl, onError: (err) => options.logError(err, 'demo store: unexpected error') });
+  return demoRoutes(store, createPayouts(() => merchant().client), { frame, publicUrl: options.publicUrl, onError: (err) => options.logError(err, 'demo store: unexpected error') });
 }

@@ -3,23 +3,11 @@
  * client over HTTP, exactly as a merchant's backend would make it; the keys stay on this server.
  */
 import { randomBytes } from 'node:crypto';
-import { CheckoutApiError, type AssetInfo, type AssetBalance, type MerchantClient, type Payment, type PaymentStatus, type Withdrawal } from '../client/index.ts';
+import type { AssetBalance, AssetInfo, MerchantClient, Payment, PaymentStatus, Withdrawal } from '../client/index.ts';
 import { findProduct, isPriced, orderInvoice, priceIn, PRODUCTS, type Product } from './catalogue.ts';
 import { orderOf, type Order } from './fulfilment.ts';
 import type { PayerSimulator, SimulatedPayment } from './payer-simulator.ts';
-
-/** A failure the store shows the shopper as a page, with its HTTP status. */
-export class StoreError extends Error {
-  override name = 'StoreError';
-
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { StoreError, toStoreError } from './store-error.ts';
 
 /** The catalogue page's data: products and the assets the store can price. */
 export interface Catalogue {
@@ -137,13 +125,4 @@ async function take<T>(records: AsyncGenerator<T, void, undefined>, limit: numbe
     taken.push(record);
   }
   return { records: taken, more: false };
-}
-
-function toStoreError(err: unknown): unknown {
-  if (!(err instanceof CheckoutApiError)) return err;
-  if (err.code === 'payment-not-found') return new StoreError(404, 'Order not found', 'There is no order with that payment id.');
-  if (err.status === 0 || err.code === 'invalid-response') {
-    return new StoreError(502, 'Payment service unreachable', `The store could not reach the payment service (${err.code}): ${err.message}`);
-  }
-  return new StoreError(502, 'Payment service error', `The payment service answered ${err.status} ${err.code}: ${err.message}`);
 }

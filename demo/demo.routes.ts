@@ -5,8 +5,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DemoStore, StoreError } from './demo-store.ts';
+import type { DemoStore } from './demo-store.ts';
+import { StoreError } from './store-error.ts';
 import type { Order } from './fulfilment.ts';
+import { type Payouts, readPayoutForm } from './payouts.ts';
 import { errorPage } from './views/error.page.ts';
 import { renderPage, type PageContent, type StoreFrame } from './views/layout.ts';
 import { orderPage } from './views/order.page.ts';
@@ -52,7 +54,7 @@ const sameOriginPosts: RequestHandler = (req, _res, next) => {
 const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
 /** Creates the store's router. */
-export function demoRoutes(store: DemoStore, options: DemoRouteOptions): Router {
+export function demoRoutes(store: DemoStore, payouts: Payouts, options: DemoRouteOptions): Router {
   const router = Router();
   const csp = demoCsp(options.publicUrl);
   const widgetScript = `${options.publicUrl}/widget/crypto-checkout.js`;
@@ -63,6 +65,7 @@ export function demoRoutes(store: DemoStore, options: DemoRouteOptions): Router 
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(renderPage(options.frame(), page));
   };
+  const withdrawalsUrl = (changedId: string) => `${options.frame().basePath}/orders?changed=${encodeURIComponent(changedId)}#withdrawals-title`;
   const orderUrl = (order: Pick<Order, 'payment'> | string) => `${options.frame().basePath}/orders/${typeof order === 'string' ? order : order.payment.id}`;
 
   router.use('/assets', express.static(PUBLIC_DIR, { maxAge: '10m', index: false, fallthrough: false }));
@@ -80,8 +83,32 @@ export function demoRoutes(store: DemoStore, options: DemoRouteOptions): Router 
 
   router.get('/orders', async (req, res) => {
     const status = statusFilter(req.query.status);
+    const changedId = typeof req.query.changed === 'string' ? req.query.changed : undefined;
     const frame = options.frame();
-    sendPage(res, { title: 'Orders', current: 'orders', body: ordersPage(frame, await store.overview(status), status) });
+    sendPage(res, { title: 'Orders', current: 'orders', body: ordersPage(frame, await store.overview(status), status, { changedId }) });
+  });
+
+  router.post('/withdrawals', sameOriginPosts, form, async (req, res) => {
+    const payoutForm = readPayoutForm((req.body ?? {}) as Record<string, unknown>);
+    const result = await payouts.request(payoutForm);
+    if (result.ok) {
+      res.redirect(303, withdrawalsUrl(result.withdrawal.id));
+      return;
+    }
+    const frame = options.frame();
+    const body = ordersPage(frame, await store.overview(undefined), undefined, { refused: { result, form: payoutForm } });
+    sendPage(res, { title: 'Orders', current: 'orders', body }, 422);
+  });
+
+  router.post('/withdrawals/:id/:action', sameOriginPosts, form, async (req, res, next) => {
+    const id = req.params.id as string;
+    if (req.params.action === 'approve') await payouts.approve(id);
+    else if (req.params.action === 'cancel') await payouts.cancel(id);
+    else {
+      next();
+      return;
+    }
+    res.redirect(303, withdrawalsUrl(id));
   });
 
   router.get('/orders/:id', async (req, res) => {

@@ -5,6 +5,15 @@ import { OVERVIEW_LIMIT, type Overview } from '../demo-store.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { networkName, trimAmount, utcText } from './format.ts';
 import type { StoreFrame } from './layout.ts';
+import { payoutForm, type RefusedPayout } from './payout-form.ts';
+
+/** What the withdrawals section shows besides the records. */
+export interface PayoutState {
+  /** The withdrawal an action just changed (highlighted, with a notice). */
+  changedId?: string;
+  /** A payout the API just refused. */
+  refused?: RefusedPayout;
+}
 
 const PAYMENT_STATUSES: readonly PaymentStatus[] = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
 
@@ -25,13 +34,21 @@ function paymentRow(frame: StoreFrame, payment: Payment): SafeHtml {
 </tr>`;
 }
 
-function withdrawalRow(withdrawal: Withdrawal): SafeHtml {
-  return html`<tr>
+function withdrawalActions(frame: StoreFrame, withdrawal: Withdrawal): SafeHtml {
+  if (withdrawal.status !== 'OPEN') return html``;
+  const action = (verb: 'approve' | 'cancel', label: string, primary: boolean) =>
+    html`<form class="inline-form" method="post" action="${frame.basePath}/withdrawals/${withdrawal.id}/${verb}"><button type="submit" class="button compact${primary ? ' primary' : ''}">${label}<span class="visually-hidden"> ${withdrawal.invoice}</span></button></form>`;
+  return html`${action('approve', 'Approve', true)} ${action('cancel', 'Cancel', false)}`;
+}
+
+function withdrawalRow(frame: StoreFrame, withdrawal: Withdrawal, changed: boolean): SafeHtml {
+  return html`<tr${changed ? html` class="changed"` : ''}>
   <th scope="row">${withdrawal.invoice}</th>
   <td class="number">${trimAmount(withdrawal.amount)} ${withdrawal.asset.short}</td>
   <td><code class="address">${withdrawal.addressTo}</code></td>
   <td>${statusBadge(withdrawal.status)}</td>
   <td><time datetime="${withdrawal.createdAt}">${utcText(withdrawal.createdAt)}</time></td>
+  <td class="actions">${withdrawalActions(frame, withdrawal)}</td>
 </tr>`;
 }
 
@@ -51,7 +68,8 @@ function more(shown: number, isMore: boolean): SafeHtml {
 }
 
 /** The orders page's main content. */
-export function ordersPage(frame: StoreFrame, overview: Overview, status: PaymentStatus | undefined): SafeHtml {
+export function ordersPage(frame: StoreFrame, overview: Overview, status: PaymentStatus | undefined, payout: PayoutState = {}): SafeHtml {
+  const changed = overview.withdrawals.find((w) => w.id === payout.changedId);
   return html`<div class="orders-page">
 <h1>Orders</h1>
 <p>Everything here comes from the payment API through the client: <code>client.payments()</code>, <code>client.withdrawals()</code> and <code>client.getBalance()</code>.</p>
@@ -74,10 +92,16 @@ export function ordersPage(frame: StoreFrame, overview: Overview, status: Paymen
 
 <section aria-labelledby="withdrawals-title">
   <h2 id="withdrawals-title">Withdrawals</h2>
+  ${changed ? html`<p class="notice" role="status">Withdrawal ${changed.invoice} is now ${changed.status}.</p>` : ''}
   ${overview.withdrawals.length === 0
     ? html`<p>No withdrawals yet.</p>`
-    : table('Withdrawals, newest first', ['Invoice', 'Amount', 'To address', 'Status', 'Created'], overview.withdrawals.map(withdrawalRow))}
+    : table(
+        'Withdrawals, newest first',
+        ['Invoice', 'Amount', 'To address', 'Status', 'Created', 'Actions'],
+        overview.withdrawals.map((w) => withdrawalRow(frame, w, w.id === changed?.id)),
+      )}
   ${more(overview.withdrawals.length, overview.moreWithdrawals)}
+  ${payoutForm(frame, overview.balances, payout.refused)}
 </section>
 
 <section aria-labelledby="balances-title">

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { DIST_DIR } from '../../api/app.ts';
 import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
-import { MerchantClient } from '../../client/index.ts';
+import { MerchantClient, type Payment } from '../../client/index.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 
@@ -172,6 +172,59 @@ describe('the demo store in Chromium', () => {
     await page.close();
   });
 
+  test('the store owner pays out from the balance: a bad address is explained, then a withdrawal is approved and another cancelled', async () => {
+    // Credit 0.01 LTC the way a payer would.
+    const funding = await client.createPayment({ amount: '0.01', asset: { short: 'LTC', network: 'litecoin' }, invoice: 'e2e-funding' });
+    const sent = await fetch(`${server.url}/v2/dev/transactions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ address: funding.addressTo, amount: '0.01', asset: { short: 'LTC', network: 'litecoin' }, confirmations: 3 }),
+    });
+    assert.equal(sent.status, 200);
+
+    const { page, problems } = await openPage();
+    await page.goto(`${server.url}/demo/orders`);
+    await page.select('#payout-asset', 'LTC:litecoin');
+    await page.type('#payout-amount', '0.004');
+    await page.type('#payout-address', 'not-a-litecoin-address');
+    const [refused] = await Promise.all([page.waitForNavigation(), page.click('.payout-form button[type="submit"]')]);
+    assert.equal(refused?.status(), 422);
+    assert.match(await textOf(page, '.form-error'), /Fix these fields and try again: To address is not a valid litecoin address/);
+    assert.equal(await page.$eval('#payout-address', (el) => el.getAttribute('aria-invalid')), 'true');
+    assert.equal(await page.$eval('#payout-amount', (el) => el.getAttribute('value')), '0.004', 'what the owner typed is kept');
+    await expectAccessible(page, 'a refused payout');
+    problems.length = 0; // the browser logs the 422 document itself as a failed resource
+
+    // bech32 of twenty 0x5a bytes: a valid P2WPKH litecoin address nobody holds.
+    const litecoinAddress = 'ltc1qtfd95kj6tfd95kj6tfd95kj6tfd95kj6v3vqyj';
+    await page.$eval('#payout-address', (el) => el.setAttribute('value', ''));
+    await page.click('#payout-address', { count: 3 });
+    await page.type('#payout-address', litecoinAddress);
+    await Promise.all([page.waitForNavigation(), page.click('.payout-form button[type="submit"]')]);
+    assert.match(await textOf(page, '.orders-page .notice'), /^Withdrawal PAYOUT-[0-9A-F]{8} is now OPEN\.$/);
+    const opened = (await client.listWithdrawals({ statuses: ['OPEN'], limit: 1 })).data[0]!;
+    assert.equal(opened.amount, '0.00400000');
+    assert.equal(opened.addressTo, litecoinAddress);
+    const ltc = (await client.getBalance()).find((row) => row.asset.short === 'LTC')!;
+    assert.deepEqual({ available: ltc.available, reserved: ltc.reserved }, { available: '0.00600000', reserved: '0.00400000' });
+
+    await Promise.all([page.waitForNavigation(), page.click('tr.changed button.primary')]);
+    assert.equal(await textOf(page, '.orders-page .notice'), `Withdrawal ${opened.invoice} is now APPROVED.`);
+    assert.equal((await client.getWithdrawal(opened.id)).status, 'APPROVED');
+
+    await page.select('#payout-asset', 'LTC:litecoin');
+    await page.type('#payout-amount', '0.001');
+    await page.type('#payout-address', litecoinAddress);
+    await Promise.all([page.waitForNavigation(), page.click('.payout-form button[type="submit"]')]);
+    const second = (await client.listWithdrawals({ statuses: ['OPEN'], limit: 1 })).data[0]!;
+    await Promise.all([page.waitForNavigation(), page.click('tr.changed button:not(.primary)')]);
+    assert.equal(await textOf(page, '.orders-page .notice'), `Withdrawal ${second.invoice} is now CANCELLED.`);
+    assert.equal((await client.getWithdrawal(second.id)).status, 'CANCELLED');
+    await expectAccessible(page, 'the orders page with withdrawals');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('the hosted page sends the payer back to the order', async () => {
     const { page, problems } = await openPage();
     const paymentId = await buyMug(page, 'XRP:ripple');
@@ -240,7 +293,25 @@ describe('the demo store over HTTP', () => {
     const notAnOrder = await client.createPayment({ amount: '1', asset: { short: 'BTC', network: 'bitcoin' }, invoice: 'not-from-the-store' });
     assert.equal((await fetch(`${server.url}/demo/orders/${notAnOrder.id}`)).status, 404);
 
-    const paid = (await client.listPayments({ statuses: ['COMPLETE'], limit: 1 })).data[0]!;
+    const unknownPayout = await fetch(`${server.url}/demo/withdrawals/0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33/approve`, { method: 'POST' });
+    assert.equal(unknownPayout.status, 404);
+    assert.match(await unknownPayout.text(), /Withdrawal not found/);
+    assert.equal((await fetch(`${server.url}/demo/withdrawals/0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33/steal`, { method: 'POST' })).status, 404);
+    const crossSitePayout = await fetch(`${server.url}/demo/withdrawals`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'cross-site' },
+      body: 'asset=BTC%3Abitcoin&amount=0.0001&addressTo=bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+    });
+    assert.equal(crossSitePayout.status, 403);
+
+    let paid: Payment | undefined;
+    for await (const payment of client.payments({ statuses: ['COMPLETE'] })) {
+      if (payment.invoice?.startsWith('DEMO-')) {
+        paid = payment;
+        break;
+      }
+    }
+    assert.ok(paid, 'an earlier test paid an order');
     const again = await fetch(`${server.url}/demo/orders/${paid.id}/simulate`, { method: 'POST', headers: { Accept: 'application/json' } });
     assert.equal(again.status, 409);
     assert.deepEqual(await again.json(), {
