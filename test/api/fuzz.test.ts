@@ -254,7 +254,9 @@ function assetField(rng: Rng, draft: Draft, m: Mode, pool: AssetInfo[]): AssetIn
     valid: () => {
       chosen = rng.pick(pool);
       // A client may send back the full asset object it received; the extra fields are ignored.
-      return rng.chance(0.2) ? { short: chosen.short, network: chosen.network, name: 'ignored', decimals: 99, logoUrl: 'x' } : { short: chosen.short, network: chosen.network };
+      return rng.chance(0.2)
+        ? { short: chosen.short, network: chosen.network, name: rng.pick(HOSTILE_TEXT), decimals: 99, logoUrl: rng.pick(HOSTILE_TEXT) }
+        : { short: chosen.short, network: chosen.network };
     },
     invalid: () => rng.pick(BAD_ASSETS),
   });
