@@ -75,5 +75,7 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
     returnUrl: (invoice) => `${options.publicUrl}${basePath}/return?invoice=${encodeURIComponent(invoice)}`,
   });
 
-  return demoRoutes(store, createPayouts(() => merchant().client), { frame, publicUrl: options.publicUrl, onError: (err) => options.logError(err, 'demo store: unexpected error') });
+  // Without an owner login, payouts stay on simulated networks.
+  const payouts = options.simulator ? createPayouts(() => merchant().client) : undefined;
+  return demoRoutes(store, payouts, { frame, publicUrl: options.publicUrl, onError: (err) => options.logError(err, 'demo store: unexpected error') });
 }

@@ -54,7 +54,7 @@ const sameOriginPosts: RequestHandler = (req, _res, next) => {
 const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
 /** Creates the store's router. */
-export function demoRoutes(store: DemoStore, payouts: Payouts, options: DemoRouteOptions): Router {
+export function demoRoutes(store: DemoStore, payouts: Payouts | undefined, options: DemoRouteOptions): Router {
   const router = Router();
   const csp = demoCsp(options.publicUrl);
   const widgetScript = `${options.publicUrl}/widget/crypto-checkout.js`;
@@ -88,28 +88,35 @@ export function demoRoutes(store: DemoStore, payouts: Payouts, options: DemoRout
     sendPage(res, { title: 'Orders', current: 'orders', body: ordersPage(frame, await store.overview(status), status, { changedId }) });
   });
 
-  router.post('/withdrawals', sameOriginPosts, form, async (req, res) => {
-    const payoutForm = readPayoutForm((req.body ?? {}) as Record<string, unknown>);
-    const result = await payouts.request(payoutForm);
-    if (result.ok) {
-      res.redirect(303, withdrawalsUrl(result.withdrawal.id));
-      return;
-    }
-    const frame = options.frame();
-    const body = ordersPage(frame, await store.overview(undefined), undefined, { refused: { result, form: payoutForm } });
-    sendPage(res, { title: 'Orders', current: 'orders', body }, 422);
-  });
+  if (payouts) {
+    router.post('/withdrawals', sameOriginPosts, form, async (req, res) => {
+      const payoutForm = readPayoutForm((req.body ?? {}) as Record<string, unknown>);
+      const result = await payouts.request(payoutForm);
+      if (result.ok) {
+        res.redirect(303, withdrawalsUrl(result.withdrawal.id));
+        return;
+      }
+      const frame = options.frame();
+      const body = ordersPage(frame, await store.overview(undefined), undefined, { refused: { result, form: payoutForm } });
+      sendPage(res, { title: 'Orders', current: 'orders', body }, 422);
+    });
 
-  router.post('/withdrawals/:id/:action', sameOriginPosts, form, async (req, res, next) => {
-    const id = req.params.id as string;
-    if (req.params.action === 'approve') await payouts.approve(id);
-    else if (req.params.action === 'cancel') await payouts.cancel(id);
-    else {
-      next();
-      return;
-    }
-    res.redirect(303, withdrawalsUrl(id));
-  });
+    router.post('/withdrawals/:id/:action', sameOriginPosts, form, async (req, res, next) => {
+      const id = req.params.id as string;
+      if (req.params.action === 'approve') await payouts.approve(id);
+      else if (req.params.action === 'cancel') await payouts.cancel(id);
+      else {
+        next();
+        return;
+      }
+      res.redirect(303, withdrawalsUrl(id));
+    });
+  } else {
+    // The store has no owner login, so it moves only simulated funds.
+    router.post(['/withdrawals', '/withdrawals/:id/:action'], (_req, _res, next) => {
+      next(new StoreError(404, 'No payouts here', 'The demo store pays out only on simulated networks (SIMULATOR=on), since it has no owner login.'));
+    });
+  }
 
   router.get('/orders/:id', async (req, res) => {
     const order = await store.order(req.params.id);

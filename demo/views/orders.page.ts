@@ -35,7 +35,7 @@ function paymentRow(frame: StoreFrame, payment: Payment): SafeHtml {
 }
 
 function withdrawalActions(frame: StoreFrame, withdrawal: Withdrawal): SafeHtml {
-  if (withdrawal.status !== 'OPEN') return html``;
+  if (withdrawal.status !== 'OPEN' || !frame.simulator) return html``;
   const action = (verb: 'approve' | 'cancel', label: string, primary: boolean) =>
     html`<form class="inline-form" method="post" action="${frame.basePath}/withdrawals/${withdrawal.id}/${verb}"><button type="submit" class="button compact${primary ? ' primary' : ''}">${label}<span class="visually-hidden"> ${withdrawal.invoice}</span></button></form>`;
   return html`${action('approve', 'Approve', true)} ${action('cancel', 'Cancel', false)}`;

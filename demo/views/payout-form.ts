@@ -29,8 +29,9 @@ function problems(refused: RefusedPayout | undefined): SafeHtml {
 </div>`;
 }
 
-/** The form, or nothing while no balance is available to pay out. */
+/** The form; a note instead while nothing can be paid out, or without the simulator (the demo has no owner login). */
 export function payoutForm(frame: StoreFrame, balances: AssetBalance[], refused: RefusedPayout | undefined): SafeHtml {
+  if (!frame.simulator) return html`<p class="small">This demo store pays out only on simulated networks (SIMULATOR=on): it has no owner login.</p>`;
   const payable = balances.filter((row) => new Decimal(row.available).gt(0));
   if (payable.length === 0) return html`<p class="small">Payouts open here once a payment has credited the balance.</p>`;
   const values = refused?.form ?? { asset: '', amount: '', addressTo: '', destTag: '' };

@@ -321,7 +321,7 @@ describe('the demo store over HTTP', () => {
 });
 
 describe('the demo store without the simulator', () => {
-  test('offers no "Simulate payment" and refuses to simulate', async () => {
+  test('offers no "Simulate payment" and no payouts, and refuses both', async () => {
     const quiet = await startServerProcess({ SIMULATOR: 'off' });
     try {
       const placed = await fetch(`${quiet.url}/demo/orders`, {
@@ -337,6 +337,16 @@ describe('the demo store without the simulator', () => {
       assert.doesNotMatch(page, /Simulate payment/);
       const simulate = await fetch(`${quiet.url}${orderPath}/simulate`, { method: 'POST', headers: { Accept: 'application/json' } });
       assert.equal(simulate.status, 404);
+      const orders = await (await fetch(`${quiet.url}/demo/orders`)).text();
+      assert.match(orders, /pays out only on simulated networks/);
+      assert.doesNotMatch(orders, /Create withdrawal/);
+      const payout = await fetch(`${quiet.url}/demo/withdrawals`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'asset=ETH%3Aethereum&amount=0.1&addressTo=0x52908400098527886E0F7030069857D2E4169EE7',
+      });
+      assert.equal(payout.status, 404);
+      assert.match(await payout.text(), /No payouts here/);
     } finally {
       await quiet.stop();
       fs.rmSync(quiet.dataDir, { recursive: true, force: true });
