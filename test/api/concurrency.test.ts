@@ -118,6 +118,22 @@ async function overdraftRace(asset: { short: string; network: string }, addressT
   return accepted.map((r) => r.body.id as string);
 }
 
+describe('payments created from two processes at once', () => {
+  test('each get their own receiving address (or XRP destination tag)', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        on(i % 2 === 0 ? first : second).post('/payment', { amount: '1', asset: i % 3 === 0 ? { short: 'XRP', network: 'ripple' } : { short: 'BTC', network: 'bitcoin' } }),
+      ),
+    );
+    assert.deepEqual(
+      responses.filter((r) => r.status !== 200).map((r) => r.body),
+      [],
+    );
+    const destinations = responses.map((r) => `${r.body.asset.network} ${r.body.addressTo} ${r.body.destTag ?? ''}`);
+    assert.equal(new Set(destinations).size, destinations.length, 'no two payments share where the payer sends');
+  });
+});
+
 describe('approve and cancel racing on the same withdrawal from two processes', () => {
   test('have exactly one winner each time, and the reservation is sent or released exactly once', async (t) => {
     const asset = { short: 'LTC', network: 'litecoin' };
