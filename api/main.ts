@@ -18,7 +18,7 @@ function start(): void {
   const db = openDatabase(path.join(config.dataDir, 'checkout.db'));
   const services = createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
 
-  const demo = ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
+  const demo = config.production ? undefined : ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
   if (demo) {
     process.stdout.write(
       `\nDemo merchant "${demo.merchant.name}" created (keys shown once; also in ${path.join(config.dataDir, 'demo-merchant.json')}):\n` +
@@ -32,7 +32,7 @@ function start(): void {
   const app = createApp(services, { mounts: extraMounts(services) });
   const server = app.listen(config.port, () => {
     logger.info({ url: config.publicUrl, dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
-    process.stdout.write(`Crypto checkout is running at ${config.publicUrl} (demo store: ${config.publicUrl}/demo)\n`);
+    process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   });
   server.on('error', (err) => {
     process.stderr.write(`crypto-checkout: cannot listen on port ${config.port}: ${err.message}\n`);

@@ -1,4 +1,4 @@
-/** Routers beyond the API that main mounts: the hosted payer page and the demo store. */
+/** Routers beyond the API that main mounts: the demo store (not in production). */
 import type { Router } from 'express';
 import { createDemoRouter } from '../demo/demo-app.ts';
 import type { Services } from './services.ts';
@@ -6,6 +6,8 @@ import type { Services } from './services.ts';
 /** The extra mounts of a running service. */
 export function extraMounts(services: Services): Array<[string, Router]> {
   const { config, logger } = services;
+  // The demo store acts with the demo merchant's keys; a production service has neither.
+  if (config.production) return [];
   const demo = createDemoRouter({
     basePath: '/demo',
     publicUrl: config.publicUrl,
