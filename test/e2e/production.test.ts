@@ -20,7 +20,7 @@ test('serves neither the demo store nor the simulator routes', async () => {
   for (const [method, route] of [['GET', '/demo'], ['POST', '/v2/dev/blocks'], ['POST', '/v2/dev/transactions']] as const) {
     const response = await fetch(server.url + route, { method, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : null });
     assert.equal(response.status, 404, route);
-    assert.equal((await response.json()).error.code, 'not-found', route);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'not-found', route);
   }
 });
 
