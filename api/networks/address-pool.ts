@@ -100,6 +100,16 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     });
   }
 
+  /** Ends the derivation worker, if one runs; the next refill starts a new one. */
+  async function stopWorker(): Promise<void> {
+    const stopping = worker;
+    worker = undefined;
+    // A batch answered during termination would unref the worker, and an unref'd worker's exit
+    // does not keep the event loop alive: terminate() would then never settle.
+    stopping?.ref();
+    await stopping?.terminate();
+  }
+
   async function topUp(network: string): Promise<void> {
     const threshold = Math.ceil(poolSize / 2);
     const known = unclaimed.get(network);
@@ -164,6 +174,9 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
         .catch((err) => logger.error({ err }, 'address pool refill failed'))
         .finally(() => {
           refilling = undefined;
+          // The worker is a whole V8 isolate (about 45 MB resident) and refills are rare: it lives
+          // only while one runs.
+          void stopWorker();
         });
       return refilling;
     },
@@ -178,12 +191,7 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     /** Stops the worker; pending batches are dropped (their indexes are simply skipped). */
     async close(): Promise<void> {
       closed = true;
-      const stopping = worker;
-      worker = undefined;
-      // A batch answered during termination would unref the worker, and an unref'd worker's exit
-      // does not keep the event loop alive: terminate() would then never settle.
-      stopping?.ref();
-      await stopping?.terminate();
+      await stopWorker();
     },
   };
 }
