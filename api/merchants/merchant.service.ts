@@ -9,6 +9,21 @@ import type { Merchant, MerchantCredentials, MerchantStore } from './merchant.st
 /** Creates the merchant use cases. */
 export function createMerchantService(deps: { store: MerchantStore; serverKey: Buffer; clock: Clock }) {
   const { store, serverKey, clock } = deps;
+  // A merchant row never changes once written (nothing updates or deletes one), so what an API
+  // key hash or an id resolves to, and what a sealed secret opens to, can be remembered instead
+  // of costing an SQLite read (and an AES-GCM open) on every request. Only hits are kept: a
+  // merchant another process (the CLI) creates is found on its first request, and unknown keys
+  // cannot grow the maps. Anything that starts updating merchant rows must drop these entries.
+  const credentialsByKeyHash = new Map<string, MerchantCredentials>();
+  const merchantsById = new Map<string, Merchant>();
+  const openedSecrets = new Map<string, string>();
+
+  function remember(credentials: MerchantCredentials): MerchantCredentials {
+    Object.freeze(credentials.merchant);
+    merchantsById.set(credentials.merchant.id, credentials.merchant);
+    return Object.freeze(credentials);
+  }
+
   return {
     /** Provisions a merchant; the returned keys are shown once and stored only hashed or sealed. */
     create(input: unknown): { merchant: Merchant } & MerchantKeys {
@@ -32,12 +47,24 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
 
     /** The merchant an API key belongs to, if any. */
     authenticate(apiKey: string): MerchantCredentials | undefined {
-      return store.findByApiKeyHash(hashApiKey(apiKey));
+      const keyHash = hashApiKey(apiKey);
+      const known = credentialsByKeyHash.get(keyHash);
+      if (known) return known;
+      const found = store.findByApiKeyHash(keyHash);
+      if (found) credentialsByKeyHash.set(keyHash, remember(found));
+      return found;
     },
 
     /** The merchant's secret key in clear, to check a signature. */
     secretKeyOf(credentials: MerchantCredentials): string {
-      return decryptSecretKey(credentials.secretKeyEnc, credentials.merchant.id, serverKey);
+      // Keyed by merchant and ciphertext together: the merchant id is the ciphertext's associated
+      // data, so a sealed key copied onto another merchant's row must still fail to open.
+      const key = `${credentials.merchant.id}\u0000${credentials.secretKeyEnc}`;
+      const opened = openedSecrets.get(key);
+      if (opened !== undefined) return opened;
+      const secretKey = decryptSecretKey(credentials.secretKeyEnc, credentials.merchant.id, serverKey);
+      openedSecrets.set(key, secretKey);
+      return secretKey;
     },
 
     /** Throws unless the server key opens the stored secret keys (a wrong SERVER_KEY would lock everyone out). */
@@ -52,7 +79,13 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
     },
 
     /** A merchant by id. */
-    findById: (id: string) => store.findById(id),
+    findById(id: string): Merchant | undefined {
+      const known = merchantsById.get(id);
+      if (known) return known;
+      const found = store.findById(id);
+      if (found) merchantsById.set(id, Object.freeze(found));
+      return found;
+    },
   };
 }
 
