@@ -54,7 +54,10 @@ export async function loadOnce(target: Target, path: string, spec: LoadSpec, sha
   const latencies: number[] = [];
   const unexpected = new Map<number, number>();
   const build = spec.perRequest;
-  const started = performance.now();
+  // The round's span runs from the first request's send to the last answer: autocannon itself
+  // resolves only on its next one-second sampling tick, which would pad short rounds.
+  let firstSent = Infinity;
+  let lastAnswered = -Infinity;
   const instance = autocannon({
     url: baseUrl + path,
     connections: shape.connections,
@@ -76,11 +79,14 @@ export async function loadOnce(target: Target, path: string, spec: LoadSpec, sha
     ],
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    const now = performance.now();
+    firstSent = Math.min(firstSent, now - responseTime);
+    lastAnswered = now;
     if (statusCode === spec.expectStatus) latencies.push(responseTime);
     else unexpected.set(statusCode, (unexpected.get(statusCode) ?? 0) + 1);
   });
   const result = await instance;
-  const elapsedSeconds = (performance.now() - started) / 1000;
+  const elapsedSeconds = (lastAnswered - firstSent) / 1000;
   const cpuUsed = cpuSeconds(target.pid) - cpuBefore;
   if (unexpected.size > 0 || result.errors > 0 || result.timeouts > 0) {
     const statuses = [...unexpected].map(([status, count]) => `${count}× ${status}`).join(', ');

@@ -79,8 +79,8 @@ export function startService(dataDir: string, port: number, poolSize: number, no
 }
 
 /** Starts the reference app with the same Node flags as the service. */
-export function startReference(port: number): Promise<BenchProcess> {
-  return startNode('bench/reference-server.ts', port, { LOG_LEVEL: 'warn' }, []);
+export function startReference(port: number, nodeFlags: NodeFlags = []): Promise<BenchProcess> {
+  return startNode('bench/reference-server.ts', port, { LOG_LEVEL: 'warn' }, nodeFlags);
 }
 
 /** The process's peak resident set so far (VmHWM), in bytes. */

@@ -3,11 +3,15 @@
  * them): the functions with the most self time, and the project files with the most inclusive time.
  *
  *   node --import tsx bench/profile-summary.ts <file.cpuprofile> [--top 25] [--focus <name>[,<name>...]]
+ *   node --import tsx bench/profile-summary.ts <ours.cpuprofile> --vs <reference.cpuprofile> --requests <ours>,<reference>
  *
- * --focus restricts the figures to samples whose stack contains one of those functions.
+ * --focus restricts the figures to samples whose stack contains one of those functions. --vs puts
+ * two profiles side by side as self-time microseconds per request (idle, start-up and the
+ * profiler's own samples left out), ordered by the difference.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface CallFrame {
   functionName: string;
@@ -63,15 +67,42 @@ function top(map: Map<string, number>, n: number, total: number, filter: (key: s
     .join('\n');
 }
 
-const args = process.argv.slice(2);
-const file = args.find((a) => a.endsWith('.cpuprofile'));
-if (!file) {
-  process.stderr.write('usage: profile-summary.ts <file.cpuprofile> [--top N] [--focus functionName]\n');
-  process.exit(2);
+function perRequest(file: string, requests: number): Map<string, number> {
+  const { self } = summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, REQUEST_PATH);
+  return new Map([...self].map(([key, ms]) => [key, (ms * 1000) / requests]));
 }
-const n = args.includes('--top') ? Number(args[args.indexOf('--top') + 1]) : 25;
-const focus = args.includes('--focus') ? args[args.indexOf('--focus') + 1]?.split(',') : undefined;
-const { total, self, inclusive } = summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, focus);
-process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled${focus ? ` under ${focus.join(' or ')}` : ''}\n\nself time:\n${top(self, n, total)}\n\n`);
-process.stdout.write(`inclusive time, project code:\n${top(inclusive, n, total, (key) => /\s(api|bench)\//.test(key))}\n\n`);
-process.stdout.write(`inclusive time, everything:\n${top(inclusive, n, total)}\n`);
+
+// Where request handling starts in Node's HTTP server (and its deferred callbacks).
+const REQUEST_PATH = ['parserOnHeadersComplete', 'parserOnIncoming', 'endReadableNT', 'processTicksAndRejections', 'onStreamRead', 'afterWriteDispatched'];
+
+function main(args: string[]): void {
+  const file = args.find((a) => a.endsWith('.cpuprofile'));
+  if (!file) {
+    process.stderr.write('usage: profile-summary.ts <file.cpuprofile> [--top N] [--focus name,...] [--vs other.cpuprofile --requests n1,n2]\n');
+    process.exit(2);
+  }
+  const n = args.includes('--top') ? Number(args[args.indexOf('--top') + 1]) : 25;
+  if (args.includes('--vs')) {
+    const other = args[args.indexOf('--vs') + 1]!;
+    const [oursRequests, otherRequests] = (args[args.indexOf('--requests') + 1] ?? '').split(',').map(Number);
+    if (!oursRequests || !otherRequests) throw new Error('--vs needs --requests <ours>,<reference>');
+    const ours = perRequest(file, oursRequests);
+    const theirs = perRequest(other, otherRequests);
+    const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    const keys = [...new Set([...ours.keys(), ...theirs.keys()])].sort((a, b) => (ours.get(b) ?? 0) - (theirs.get(b) ?? 0) - ((ours.get(a) ?? 0) - (theirs.get(a) ?? 0)));
+    process.stdout.write(`self µs per request on the request path: ours ${sum(ours).toFixed(0)}, reference ${sum(theirs).toFixed(0)}\n\n   ours    ref   diff\n`);
+    for (const key of keys.slice(0, n)) {
+      const a = ours.get(key) ?? 0;
+      const b = theirs.get(key) ?? 0;
+      process.stdout.write(`${a.toFixed(1).padStart(7)}${b.toFixed(1).padStart(7)}${(a - b).toFixed(1).padStart(7)}  ${key}\n`);
+    }
+    return;
+  }
+  const focus = args.includes('--focus') ? args[args.indexOf('--focus') + 1]?.split(',') : undefined;
+  const { total, self, inclusive } = summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, focus);
+  process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled${focus ? ` under ${focus.join(' or ')}` : ''}\n\nself time:\n${top(self, n, total)}\n\n`);
+  process.stdout.write(`inclusive time, project code:\n${top(inclusive, n, total, (key) => /\s(api|bench)\//.test(key))}\n\n`);
+  process.stdout.write(`inclusive time, everything:\n${top(inclusive, n, total)}\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
