@@ -61,7 +61,7 @@ export function createServices(options: ServiceOptions) {
   const withdrawals = createWithdrawalService({ db, store: withdrawalStore, ledger, registry, clock, adapter, logger });
   const watcher = createChainWatcher({ db, payments: paymentStore, withdrawals: withdrawalStore, ledger, registry, clock, events, logger });
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
-  const checkout = createCheckoutService({ payments: paymentStore, merchants, registry, clock, events });
+  const checkout = createCheckoutService({ db, payments: paymentStore, merchants, registry, clock, events });
 
   return {
     config,

@@ -23,7 +23,7 @@ import { readDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import { addressCodec } from '../api/networks/address-codecs.ts';
 import { loadAssetRegistry } from '../api/networks/asset-registry.ts';
 import { deriveReceiveAddress } from '../api/networks/hd-wallet.ts';
-import { createPaymentStore, type Payment } from '../api/payments/payment.store.ts';
+import { createPaymentStore, type NewPayment } from '../api/payments/payment.store.ts';
 import { newId } from '../api/shared/ids.ts';
 import { formatAmount } from '../api/shared/money.ts';
 
@@ -147,7 +147,7 @@ export function seedPayments(dataDir: string, targetTotal: number): SeedResult {
             throw new Error(`seeded ${network.name} address ${addressTo} is not valid`);
           }
         }
-        const payment: Payment = {
+        const payment: NewPayment = {
           id: newId(),
           merchantId: demo.merchant.id,
           assetId: asset.id,

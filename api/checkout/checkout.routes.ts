@@ -1,4 +1,5 @@
 import { type RequestHandler, Router } from 'express';
+import { sendJsonText } from '../http/send-json.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 
 /** Timing of the live stream; tests shorten it. */
@@ -47,7 +48,7 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
       res.status(304).end();
       return;
     }
-    res.json(snapshot.view);
+    sendJsonText(res, snapshot.json);
   });
 
   router.get('/:id/events', (req, res) => {
@@ -61,7 +62,7 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     });
     res.flushHeaders();
     const send = (snapshot: CheckoutSnapshot) => {
-      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${JSON.stringify(snapshot.view)}\n\n`);
+      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${snapshot.json}\n\n`);
     };
     res.write('retry: 3000\n\n');
     send(last);

@@ -1,38 +1,60 @@
 /** The payer's side of a payment: the public view, its ETag, and expiry sweeps that notify viewers. */
 import { createHash } from 'node:crypto';
+import type { Db } from '../db/open-database.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { isTerminal } from '../payments/payment-status.ts';
+import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
 import type { Payment, PaymentStore } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { isUuid } from '../shared/ids.ts';
+import type { JsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 import type { PaymentEvents } from './payment-events.ts';
 
+/** How many rendered payer views a process keeps (about 1.2 KB each). */
+export const CHECKOUT_VIEW_CACHE_SIZE = 2_000;
+
 /** A view with the validator that changes exactly when the view (bar serverTime) changes. */
 export interface CheckoutSnapshot {
   view: CheckoutOutput;
+  /** The view as JSON. */
+  json: JsonText;
   etag: string;
   terminal: boolean;
   /** When the status will change by time alone (expiry), if it can. */
   expiresAt: number | null;
 }
 
+/** Everything of a snapshot but the server's clock, rendered once per payment version. */
+interface RenderedView {
+  body: Omit<CheckoutOutput, 'serverTime'>;
+  /** The body's JSON without its closing brace, for serverTime to follow. */
+  openJson: string;
+  etag: string;
+  terminal: boolean;
+  expiresAt: number | null;
+}
+
 /** Creates the checkout use cases. */
 export function createCheckoutService(deps: {
+  db: Db;
   payments: PaymentStore;
   merchants: Pick<MerchantService, 'findById'>;
   registry: AssetRegistry;
   clock: Clock;
   events: PaymentEvents;
 }) {
-  const { payments, merchants, registry, clock, events } = deps;
+  const { db, payments, merchants, registry, clock, events } = deps;
 
-  function snapshotOf(payment: Payment): CheckoutSnapshot {
-    const now = clock();
+  // Payer pages poll and every open event stream re-reads its payment; an unchanged payment is
+  // answered, and a matching If-None-Match settled, without rendering it again.
+  const views = createPaymentViewCache<RenderedView>(CHECKOUT_VIEW_CACHE_SIZE);
+
+  function render(payment: Payment, now: number): RenderedView {
     const transactions = payments.transactionsOf(payment.id);
     const figures = paymentFigures(registry, payment, transactions, now);
     const merchant = merchants.findById(payment.merchantId)!;
@@ -61,21 +83,45 @@ export function createCheckoutService(deps: {
         late: t.late,
       })),
     };
-    const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
-    return {
-      view: { ...body, serverTime: isoTime(now) },
-      etag,
+    const json = JSON.stringify(body);
+    const rendered: RenderedView = {
+      body: Object.freeze(body),
+      openJson: json.slice(0, -1),
+      etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`,
       terminal: isTerminal(figures.status),
       expiresAt: figures.status === 'OPEN' ? payment.expiresAt : null,
+    };
+    views.set(payment.id, payment, now, rendered);
+    return rendered;
+  }
+
+  // The row and its transactions from one snapshot of the database, even while another process writes.
+  const renderCurrent = db.transaction((id: string, now: number): RenderedView | undefined => {
+    const payment = payments.findById(id);
+    return payment && render(payment, now);
+  });
+
+  function snapshotAt(rendered: RenderedView, now: number): CheckoutSnapshot {
+    const serverTime = isoTime(now);
+    return {
+      get view() {
+        return { ...rendered.body, serverTime };
+      },
+      json: `${rendered.openJson},"serverTime":"${serverTime}"}` as JsonText,
+      etag: rendered.etag,
+      terminal: rendered.terminal,
+      expiresAt: rendered.expiresAt,
     };
   }
 
   return {
     /** The payer-safe view of a payment; 404 payment-not-found for an unknown id. */
     snapshot(id: string): CheckoutSnapshot {
-      const payment = isUuid(id) ? payments.findById(id) : undefined;
-      if (!payment) throw new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists.`);
-      return snapshotOf(payment);
+      const stamp = isUuid(id) ? payments.stampOf(id) : undefined;
+      const now = clock();
+      const rendered = stamp && (views.get(id, stamp, now) ?? renderCurrent(id, now));
+      if (!rendered) throw new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists.`);
+      return snapshotAt(rendered, now);
     },
 
     /** Stores EXPIRED on overdue payments and tells their viewers; returns how many expired. */

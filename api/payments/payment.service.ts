@@ -1,7 +1,7 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
 import type { Db } from '../db/open-database.ts';
 import { ApiError } from '../http/api-error.ts';
-import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { DEFAULT_LIMIT } from '../http/list-envelope.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AddressPool } from '../networks/address-pool.ts';
@@ -10,10 +10,15 @@ import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { isUuid, newId } from '../shared/ids.ts';
+import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
+import { createPaymentViewCache } from './payment-view-cache.ts';
 import { CreatePaymentInput, ListPaymentsQuery, type PaymentOutput } from './payment.schema.ts';
-import type { Payment, PaymentStore } from './payment.store.ts';
+import type { NewPayment, Payment, PaymentStore, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
+
+/** How many rendered payment records a process keeps (about 1.5 KB each). */
+export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
 
 /** What the payment use cases need. */
 export interface PaymentServiceDeps {
@@ -30,11 +35,36 @@ export interface PaymentServiceDeps {
 export function createPaymentService(deps: PaymentServiceDeps) {
   const { db, store, registry, addressPool, clock } = deps;
 
-  const insertWithAddress = db.transaction((payment: Omit<Payment, 'addressTo' | 'destTag'>, network: string): Payment => {
+  // Merchants poll their payments' status; a record that has not changed is not rendered again.
+  const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
+
+  const insertWithAddress = db.transaction((payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Payment => {
     const address = addressPool.claim(network, payment.id);
-    const stored: Payment = { ...payment, addressTo: address.address, destTag: address.destTag };
+    const stored: NewPayment = { ...payment, addressTo: address.address, destTag: address.destTag };
     store.insert(stored);
-    return stored;
+    return { ...stored, version: 1 };
+  });
+
+  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): JsonText {
+    const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now));
+    views.set(payment.id, payment, now, text);
+    return text;
+  }
+
+  // A miss reads the row and its transactions in one read transaction: one consistent snapshot
+  // even while another process writes, so a view is never cached under a version it does not show.
+  const renderMissing = db.transaction((merchant: Merchant, ids: string[], now: number): Map<string, JsonText> => {
+    const payments = store.findByIds(ids).filter((p) => p.merchantId === merchant.id);
+    const transactions = store.transactionsOfMany(payments.map((p) => p.id));
+    return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now)]));
+  });
+
+  const listPage = db.transaction((merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) => {
+    const { stamps, total } = store.list(merchant.id, query, now, offset, limit);
+    const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
+    const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
+    const rendered = missing.length > 0 ? renderMissing(merchant, missing, now) : undefined;
+    return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
   });
 
   function notFound(id: string): ApiError {
@@ -71,27 +101,23 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return toPaymentOutput(deps, payment, [], merchant, now);
     },
 
-    /** One of the merchant's payments; another merchant's id is as unknown as a made-up one. */
-    get(merchant: Merchant, id: string): PaymentOutput {
-      const payment = isUuid(id) ? store.findForMerchant(merchant.id, id) : undefined;
-      if (!payment) throw notFound(id);
-      return toPaymentOutput(deps, payment, store.transactionsOf(payment.id), merchant, clock());
+    /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */
+    get(merchant: Merchant, id: string): JsonText {
+      const stamp = isUuid(id) ? store.stampForMerchant(merchant.id, id) : undefined;
+      if (!stamp) throw notFound(id);
+      const now = clock();
+      const text = views.get(id, stamp, now) ?? renderMissing(merchant, [id], now).get(id);
+      if (text === undefined) throw notFound(id);
+      return text;
     },
 
-    /** A page of the merchant's payments, newest first. */
-    list(merchant: Merchant, rawQuery: Record<string, unknown>): ListEnvelope<PaymentOutput> {
+    /** A page of the merchant's payments, newest first, as the list envelope's JSON. */
+    list(merchant: Merchant, rawQuery: Record<string, unknown>): JsonText {
       const query = parseOrThrow(ListPaymentsQuery, rawQuery);
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
-      const now = clock();
-      const { payments, total } = store.list(merchant.id, query, now, (page - 1) * limit, limit);
-      const transactions = store.transactionsOfMany(payments.map((p) => p.id));
-      return {
-        data: payments.map((p) => toPaymentOutput(deps, p, transactions.get(p.id)!, merchant, now)),
-        page,
-        limit,
-        total,
-      };
+      const { records, total } = listPage(merchant, query, clock(), (page - 1) * limit, limit);
+      return `{"data":[${records.join(',')}],"page":${page},"limit":${limit},"total":${total}}` as JsonText;
     },
   };
 }

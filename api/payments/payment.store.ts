@@ -1,6 +1,7 @@
 import type { Db } from '../db/open-database.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import type { PaymentStatus } from './payment-status.ts';
+import type { PaymentStamp } from './payment-view-cache.ts';
 
 /** A payment as stored. */
 export interface Payment {
@@ -19,6 +20,16 @@ export interface Payment {
   invoice: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Moves with every change to the payment or its transactions (database triggers). */
+  version: number;
+}
+
+/** A payment about to be stored (its version starts at 1). */
+export type NewPayment = Omit<Payment, 'version'>;
+
+/** A payment's id with what decides whether a rendered view of it still holds. */
+export interface StampedId extends PaymentStamp {
+  id: string;
 }
 
 /** A transaction received by a payment, as stored. */
@@ -58,6 +69,14 @@ interface PaymentRow extends CustomerColumns {
   invoice: string | null;
   created_at: number;
   updated_at: number;
+  version: number;
+}
+
+interface StampRow {
+  id: string;
+  version: number;
+  status: PaymentStatus;
+  expires_at: number;
 }
 
 interface TransactionRow {
@@ -90,7 +109,12 @@ function toPayment(row: PaymentRow): Payment {
     invoice: row.invoice,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    version: row.version,
   };
+}
+
+function toStamp(row: StampRow): StampedId {
+  return { id: row.id, version: row.version, status: row.status, expiresAt: row.expires_at };
 }
 
 function toTransaction(row: TransactionRow): PaymentTransaction {
@@ -131,6 +155,9 @@ export function createPaymentStore(db: Db) {
   );
   const byId = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id = ?');
   const byMerchantAndId = db.prepare<[string, string], PaymentRow>('SELECT * FROM payments WHERE merchant_id = ? AND id = ?');
+  const byIds = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id IN (SELECT value FROM json_each(?))');
+  const stampById = db.prepare<[string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?');
+  const stampByMerchantAndId = db.prepare<[string, string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE merchant_id = ? AND id = ?');
   const transactionsOfOne = db.prepare<[string], TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? ORDER BY seen_at, id');
   const transactionsOfMany = db.prepare<[string], TransactionRow>(
     'SELECT * FROM payment_transactions WHERE payment_id IN (SELECT value FROM json_each(?)) ORDER BY seen_at, id',
@@ -163,7 +190,7 @@ export function createPaymentStore(db: Db) {
       const where = ['merchant_id = @merchantId', ...filters.map((f) => FILTER_SQL[f])].join(' AND ');
       statements = {
         count: db.prepare(`SELECT COUNT(*) AS total FROM payments WHERE ${where}`),
-        page: db.prepare(`SELECT * FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`),
+        page: db.prepare(`SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`),
       };
       listStatements.set(key, statements);
     }
@@ -172,8 +199,22 @@ export function createPaymentStore(db: Db) {
 
   return {
     /** Stores a new payment. */
-    insert(payment: Payment): void {
+    insert(payment: NewPayment): void {
       insert.run({ ...payment, ...customerColumns(payment.customer) });
+    },
+    /** Payments by id, in no particular order; unknown ids are left out. */
+    findByIds(ids: readonly string[]): Payment[] {
+      return ids.length === 0 ? [] : byIds.all(JSON.stringify(ids)).map(toPayment);
+    },
+    /** A payment's stamp by id, whoever owns it. */
+    stampOf(id: string): StampedId | undefined {
+      const row = stampById.get(id);
+      return row && toStamp(row);
+    },
+    /** A payment's stamp by id, only if this merchant owns it. */
+    stampForMerchant(merchantId: string, id: string): StampedId | undefined {
+      const row = stampByMerchantAndId.get(merchantId, id);
+      return row && toStamp(row);
     },
     /** A payment by id, whoever owns it (the payer's view). */
     findById(id: string): Payment | undefined {
@@ -190,16 +231,21 @@ export function createPaymentStore(db: Db) {
       const row = byAddress.get(network, address, destTag);
       return row && toPayment(row);
     },
-    /** One page of a merchant's payments, newest first, and how many match in all. */
-    list(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): { payments: Payment[]; total: number } {
+    /**
+     * One page of a merchant's matching payments (stamps only), newest first, and how many match
+     * in all. The count is a second pass over the matches, so it runs only when the page cannot
+     * tell: a page that is neither empty nor full ends the list.
+     */
+    list(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): { stamps: StampedId[]; total: number } {
       const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
       const params: Record<string, unknown> = { merchantId, now, offset, limit };
       for (const name of used) params[name] = JSON.stringify(filters[name]);
       if (!used.includes('statuses')) delete params.now;
       const statements = listStatement(used);
-      const { total } = statements.count.get(params) as { total: number };
-      const payments = total > offset ? (statements.page.all(params) as PaymentRow[]).map(toPayment) : [];
-      return { payments, total };
+      const stamps = (statements.page.all(params) as StampRow[]).map(toStamp);
+      if (stamps.length > 0 && stamps.length < limit) return { stamps, total: offset + stamps.length };
+      if (stamps.length === 0 && offset === 0) return { stamps, total: 0 };
+      return { stamps, total: (statements.count.get(params) as { total: number }).total };
     },
     /** Transactions of one payment, oldest first. */
     transactionsOf(paymentId: string): PaymentTransaction[] {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { MerchantAuth } from '../http/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
+import { sendJsonText } from '../http/send-json.ts';
 import type { PaymentService } from './payment.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
@@ -13,10 +14,10 @@ export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Rou
     res.json(payments.create(res.locals.merchant, req.body));
   });
   router.get('/payment', auth.apiKey, (req, res) => {
-    res.json(payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
+    sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
   });
   router.get('/payment/:id', auth.apiKey, (req, res) => {
-    res.json(payments.get(res.locals.merchant, req.params.id as string));
+    sendJsonText(res, payments.get(res.locals.merchant, req.params.id as string));
   });
   return router;
 }

@@ -82,11 +82,13 @@ describe('payment list', () => {
     const second = await shop.get('/payment?page=2&limit=5');
     assert.deepEqual({ ...second.body, data: ids(second) }, { data: newestFirst(payments).slice(5, 10).map((p) => p.id), page: 2, limit: 5, total: 21 });
     const last = await shop.get('/payment?page=5&limit=5');
-    assert.deepEqual(ids(last), [payments[0]!.id]);
+    assert.deepEqual({ ...last.body, data: ids(last) }, { data: [payments[0]!.id], page: 5, limit: 5, total: 21 });
+    const exactlyFull = await shop.get('/payment?page=3&limit=7');
+    assert.deepEqual({ ...exactlyFull.body, data: ids(exactlyFull) }, { data: [payments[6]!.id, payments[5]!.id, payments[4]!.id, payments[3]!.id, payments[2]!.id, payments[1]!.id, payments[0]!.id], page: 3, limit: 7, total: 21 });
     const beyond = await shop.get('/payment?page=9&limit=5');
     assert.deepEqual(beyond.body, { data: [], page: 9, limit: 5, total: 21 });
     const largest = await shop.get('/payment?limit=100');
-    assert.equal(largest.body.data.length, 21);
+    assert.deepEqual({ ...largest.body, data: largest.body.data.length }, { data: 21, page: 1, limit: 100, total: 21 });
   });
 
   test('orders payments created at the same instant by id, descending', async () => {

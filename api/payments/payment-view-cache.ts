@@ -1,0 +1,56 @@
+/**
+ * @module Rendered views of payments, reused while nothing they show can have changed. A view is
+ * a function of the payment row, its transactions and one fact of time: whether a stored OPEN
+ * payment is past its expiry (it is then reported EXPIRED). The payment's version moves with every
+ * change to the first two (database triggers, so in every process), so a view is exact while the
+ * version and that fact stand. Bounded; the least recently used view leaves first.
+ */
+import type { PaymentStatus } from './payment-status.ts';
+
+/** What decides whether a rendered view still holds: read from the payment row, cheaply. */
+export interface PaymentStamp {
+  version: number;
+  status: PaymentStatus;
+  expiresAt: number;
+}
+
+/** Whether time alone has turned a stored OPEN payment EXPIRED at `now`. */
+export function expiredByTime(stamp: Pick<PaymentStamp, 'status' | 'expiresAt'>, now: number): boolean {
+  return stamp.status === 'OPEN' && now >= stamp.expiresAt;
+}
+
+interface Entry<V> {
+  version: number;
+  expiredByTime: boolean;
+  view: V;
+}
+
+/** A bounded cache of one kind of payment view (the merchant's record, the payer's view). */
+export function createPaymentViewCache<V>(capacity: number) {
+  const entries = new Map<string, Entry<V>>();
+  return {
+    /** The view rendered for this stamp at `now`, if there is one. */
+    get(id: string, stamp: PaymentStamp, now: number): V | undefined {
+      const entry = entries.get(id);
+      if (!entry || entry.version !== stamp.version || entry.expiredByTime !== expiredByTime(stamp, now)) return undefined;
+      // Map keeps insertion order: re-inserting marks the entry most recently used.
+      entries.delete(id);
+      entries.set(id, entry);
+      return entry.view;
+    },
+    /** Remembers the view rendered from a payment row (its stamp) at `now`. */
+    set(id: string, stamp: PaymentStamp, now: number, view: V): void {
+      if (capacity <= 0) return;
+      entries.delete(id);
+      entries.set(id, { version: stamp.version, expiredByTime: expiredByTime(stamp, now), view });
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!);
+    },
+    /** How many views are held. */
+    size(): number {
+      return entries.size;
+    },
+  };
+}
+
+/** A cache of one kind of payment view. */
+export type PaymentViewCache<V> = ReturnType<typeof createPaymentViewCache<V>>;

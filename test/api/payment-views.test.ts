@@ -1,0 +1,172 @@
+/**
+ * Rendered payment views are reused only while exact: the version the database moves on every
+ * change, the bounded cache keyed by it, and reads that see another process's writes and expiry
+ * by time alone, on the merchant's record, the merchant's list and the payer's view.
+ */
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { openDatabase } from '../../api/db/open-database.ts';
+import { createPaymentViewCache } from '../../api/payments/payment-view-cache.ts';
+import { merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const NOW = Date.parse('2026-11-21T10:00:00.000Z');
+const BTC = { short: 'BTC', network: 'bitcoin' };
+
+describe('a payment version', () => {
+  test('moves with every write to the payment or to its transactions, from any connection', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-version-'));
+    const db = openDatabase(path.join(dir, 'checkout.db'));
+    try {
+      db.prepare(`INSERT INTO merchants (id, name, api_key_hash, secret_key_enc, created_at) VALUES ('m', 'Shop', 'h', 'e', 0)`).run();
+      db.prepare(
+        `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, confirms_needed, timeout, expires_at, status, created_at, updated_at)
+         VALUES ('p', 'm', 1, '1.00000000', 'bc1q', 2, 3600, 3600000, 'OPEN', 0, 0)`,
+      ).run();
+      const version = () => (db.prepare(`SELECT version FROM payments WHERE id = 'p'`).get() as { version: number }).version;
+      assert.equal(version(), 1);
+      const steps: Array<[string, string]> = [
+        ['a transaction recorded', `INSERT INTO payment_transactions (id, payment_id, txn_id, amount, address_from, address_to, confirmations, late, seen_at) VALUES (7, 'p', 't1', '0.5', 'a', 'bc1q', 0, 0, 1)`],
+        ['its confirmations updated', 'UPDATE payment_transactions SET confirmations = 1 WHERE id = 7'],
+        ['the status set', `UPDATE payments SET status = 'CONFIRMING', updated_at = 2 WHERE id = 'p'`],
+        ['an update that changes no value', `UPDATE payments SET status = status WHERE id = 'p'`],
+        ['the transaction dropped', 'DELETE FROM payment_transactions WHERE id = 7'],
+      ];
+      let expected = 1;
+      for (const [what, sql] of steps) {
+        db.exec(sql);
+        expected += 1;
+        assert.equal(version(), expected, what);
+      }
+      const other = new Database(path.join(dir, 'checkout.db'));
+      other.exec(`UPDATE payments SET status = 'OPEN' WHERE id = 'p'`);
+      other.close();
+      assert.equal(version(), expected + 1, 'a write through another connection');
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the payment view cache', () => {
+  const stamp = (version: number, status: 'OPEN' | 'COMPLETE' = 'OPEN') => ({ version, status, expiresAt: 1_000 });
+
+  test('gives a view back only for the version and the side of expiry it was rendered at', () => {
+    const cache = createPaymentViewCache<string>(10);
+    cache.set('p', stamp(3), 999, 'open view');
+    assert.equal(cache.get('p', stamp(3), 500), 'open view');
+    assert.equal(cache.get('p', stamp(4), 500), undefined, 'another version');
+    assert.equal(cache.get('p', stamp(3), 1_000), undefined, 'expiry passed since');
+    assert.equal(cache.get('q', stamp(3), 500), undefined, 'another payment');
+    cache.set('p', stamp(3), 1_000, 'expired view');
+    assert.equal(cache.get('p', stamp(3), 5_000), 'expired view');
+    assert.equal(cache.get('p', stamp(3), 999), undefined, 'a clock set back before the expiry');
+    cache.set('c', stamp(1, 'COMPLETE'), 10, 'complete view');
+    assert.equal(cache.get('c', stamp(1, 'COMPLETE'), 10_000_000), 'complete view', 'time does not touch a settled payment');
+  });
+
+  test('holds at most its capacity, dropping the least recently used first', () => {
+    const cache = createPaymentViewCache<string>(2);
+    cache.set('a', stamp(1), 0, 'A');
+    cache.set('b', stamp(1), 0, 'B');
+    assert.equal(cache.get('a', stamp(1), 0), 'A');
+    cache.set('c', stamp(1), 0, 'C');
+    assert.equal(cache.size(), 2);
+    assert.equal(cache.get('b', stamp(1), 0), undefined, 'b was the least recently used');
+    assert.equal(cache.get('a', stamp(1), 0), 'A');
+    assert.equal(cache.get('c', stamp(1), 0), 'C');
+    const none = createPaymentViewCache<string>(0);
+    none.set('a', stamp(1), 0, 'A');
+    assert.equal(none.size(), 0);
+  });
+});
+
+describe('reads of a payment after a cached read', () => {
+  let server: TestServer;
+  let api: ReturnType<typeof merchantApi>;
+
+  before(async () => {
+    server = await startTestServer();
+    server.clock.set(NOW);
+    api = merchantApi(server, server.createMerchant('Views Shop'));
+  });
+  after(() => server.close());
+
+  async function readAll(id: string, invoice: string) {
+    const record = await api.get(`/payment/${id}`);
+    const list = await api.get(`/payment?invoices=${invoice}`);
+    const payer = await fetch(`${server.api}/checkout/${id}`);
+    assert.equal(record.status, 200);
+    assert.equal(list.status, 200);
+    assert.equal(payer.status, 200);
+    return { record: record.body, listed: list.body.data[0], payer: await payer.json(), etag: payer.headers.get('etag')! };
+  }
+
+  test("show what another process wrote: a transaction, its confirmations and the status", async () => {
+    const created = (await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'other-process' })).body;
+    const before = await readAll(created.id, 'other-process');
+    assert.equal(before.record.status, 'OPEN');
+    assert.deepEqual(before.listed, before.record);
+    assert.equal((await fetch(`${server.api}/checkout/${created.id}`, { headers: { 'If-None-Match': before.etag } })).status, 304);
+
+    // Another service process on the same DATA_DIR records the payer's transaction.
+    const other = new Database(path.join(server.dataDir, 'checkout.db'));
+    try {
+      other
+        .prepare(
+          `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, confirmations, late, seen_at)
+           VALUES (?, 'f'||hex(randomblob(31)), '0.50000000', 'bc1qsender', ?, 0, 0, ?)`,
+        )
+        .run(created.id, created.addressTo, NOW);
+      other.prepare(`UPDATE payments SET status = 'CONFIRMING', updated_at = ? WHERE id = ?`).run(NOW + 1, created.id);
+      const seen = await readAll(created.id, 'other-process');
+      for (const view of [seen.record, seen.listed, seen.payer]) {
+        assert.equal(view.status, 'CONFIRMING');
+        assert.equal(view.totalReceivedAmount, '0.50000000');
+        assert.equal(view.amountDue, '0.00000000');
+        assert.equal(view.transactions.length, 1);
+        assert.equal(view.transactions[0].confirmations, 0);
+      }
+      assert.notEqual(seen.etag, before.etag);
+      assert.equal((await fetch(`${server.api}/checkout/${created.id}`, { headers: { 'If-None-Match': before.etag } })).status, 200);
+
+      // Only a transaction's confirmations change: no payment column is written.
+      other.prepare('UPDATE payment_transactions SET confirmations = 1 WHERE payment_id = ?').run(created.id);
+      const confirmed = await readAll(created.id, 'other-process');
+      for (const view of [confirmed.record, confirmed.listed, confirmed.payer]) assert.equal(view.transactions[0].confirmations, 1);
+      assert.notEqual(confirmed.etag, seen.etag);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('turn OPEN into EXPIRED at expiresAt with no write at all', async () => {
+    const created = (await api.post('/payment', { amount: '0.1', asset: BTC, invoice: 'by-time', timeout: 60 })).body;
+    server.clock.set(Date.parse(created.expiresAt) - 1);
+    const open = await readAll(created.id, 'by-time');
+    for (const view of [open.record, open.listed, open.payer]) assert.equal(view.status, 'OPEN');
+    assert.equal((await api.get('/payment?invoices=by-time&statuses=OPEN')).body.total, 1);
+
+    server.clock.set(Date.parse(created.expiresAt));
+    const expired = await readAll(created.id, 'by-time');
+    for (const view of [expired.record, expired.listed, expired.payer]) assert.equal(view.status, 'EXPIRED');
+    assert.notEqual(expired.etag, open.etag);
+    assert.equal((await api.get('/payment?invoices=by-time&statuses=OPEN')).body.total, 0);
+    assert.equal((await api.get('/payment?invoices=by-time&statuses=EXPIRED')).body.total, 1);
+    server.clock.set(NOW);
+  });
+
+  test('serve the payer view with the current server time on every read', async () => {
+    const created = (await api.post('/payment', { amount: '0.1', asset: BTC, invoice: 'server-time' })).body;
+    const first = await (await fetch(`${server.api}/checkout/${created.id}`)).json();
+    server.clock.advance(1_234);
+    const second = await (await fetch(`${server.api}/checkout/${created.id}`)).json();
+    assert.equal(Date.parse(second.serverTime) - Date.parse(first.serverTime), 1_234);
+    assert.deepEqual({ ...second, serverTime: null }, { ...first, serverTime: null });
+    server.clock.set(NOW);
+  });
+});
