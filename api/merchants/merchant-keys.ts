@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
 
 /** A merchant's pair of keys, shown once at creation and never stored in clear. */
 export interface MerchantKeys {
@@ -16,7 +16,7 @@ export function generateMerchantKeys(): MerchantKeys {
 
 /** The form an API key is stored and looked up in. */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  return hash('sha256', apiKey, 'hex');
 }
 
 /**

@@ -59,13 +59,15 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now)]));
   });
 
-  const listPage = db.transaction((merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) => {
+  function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
     const { stamps, total } = store.list(merchant.id, query, now, offset, limit);
     const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
     const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
+    // Each missing record is rendered from one snapshot; one written since the page was read
+    // shows its newer state, as a read a moment later would.
     const rendered = missing.length > 0 ? renderMissing(merchant, missing, now) : undefined;
     return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
-  });
+  }
 
   function notFound(id: string): ApiError {
     return new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists for this merchant.`);

@@ -162,9 +162,9 @@ describe('reads of a payment after a cached read', () => {
 
   test('serve the payer view with the current server time on every read', async () => {
     const created = (await api.post('/payment', { amount: '0.1', asset: BTC, invoice: 'server-time' })).body;
-    const first = await (await fetch(`${server.api}/checkout/${created.id}`)).json();
+    const first = (await (await fetch(`${server.api}/checkout/${created.id}`)).json()) as { serverTime: string };
     server.clock.advance(1_234);
-    const second = await (await fetch(`${server.api}/checkout/${created.id}`)).json();
+    const second = (await (await fetch(`${server.api}/checkout/${created.id}`)).json()) as { serverTime: string };
     assert.equal(Date.parse(second.serverTime) - Date.parse(first.serverTime), 1_234);
     assert.deepEqual({ ...second, serverTime: null }, { ...first, serverTime: null });
     server.clock.set(NOW);
