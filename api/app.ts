@@ -12,11 +12,12 @@ import { securityHeaders } from './http/security-headers.ts';
 import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
+import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 
 /** Where `npm run build` writes the widget bundle and the hosted page's assets. */
-export const DIST_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+export const DIST_DIR = path.join(findProjectRoot(path.dirname(fileURLToPath(import.meta.url))), 'dist');
 
 /** Options for parts that tests or main configure. */
 export interface AppOptions {

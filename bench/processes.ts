@@ -1,15 +1,19 @@
 /**
- * The two processes a benchmark loads: the real service (`api/main.ts`, started as `npm run serve`
- * would, with the e2e helper's quiet settings) and the bare Express reference. Both are
- * `node --import tsx` children of the bench with the same flags; the bench launches them itself so
- * it can add V8 flags (--cpu-prof cannot go through NODE_OPTIONS) and read their memory.
+ * The two processes a benchmark loads: the real service (`dist/server/api/main.js`, started as
+ * `npm run serve` would, with the e2e helper's quiet settings) and the bare Express reference
+ * (`dist/server/bench/reference-server.js`). Both are compiled by `npm run build` and run by plain
+ * `node` with the same flags, no TypeScript loader; the bench launches them itself so it can add V8
+ * flags (--cpu-prof cannot go through NODE_OPTIONS) and read their memory.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { assertServerBuildIsCurrent, ROOT, SERVER_BUILD_DIR, SERVER_ENTRY } from '../scripts/compiled-server.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REFERENCE_ENTRY = path.join(SERVER_BUILD_DIR, 'bench', 'reference-server.js');
+
+// Checked at the first start only: a source edited during a long run must not abort it.
+let buildChecked = false;
 
 /** A running child that answers HTTP. */
 export interface BenchProcess {
@@ -25,8 +29,10 @@ export interface BenchProcess {
 export type NodeFlags = string[];
 
 async function startNode(script: string, port: number, env: Record<string, string>, nodeFlags: NodeFlags): Promise<BenchProcess> {
+  if (!buildChecked) assertServerBuildIsCurrent();
+  buildChecked = true;
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...nodeFlags, script], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,7 +70,7 @@ async function startNode(script: string, port: number, env: Record<string, strin
 /** Starts the real service on a data directory; `poolSize` is ADDRESS_POOL_SIZE. */
 export function startService(dataDir: string, port: number, poolSize: number, nodeFlags: NodeFlags = []): Promise<BenchProcess> {
   return startNode(
-    'api/main.ts',
+    SERVER_ENTRY,
     port,
     {
       PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -80,7 +86,7 @@ export function startService(dataDir: string, port: number, poolSize: number, no
 
 /** Starts the reference app with the same Node flags as the service. */
 export function startReference(port: number, nodeFlags: NodeFlags = []): Promise<BenchProcess> {
-  return startNode('bench/reference-server.ts', port, { LOG_LEVEL: 'warn' }, nodeFlags);
+  return startNode(REFERENCE_ENTRY, port, { LOG_LEVEL: 'warn' }, nodeFlags);
 }
 
 /** The process's peak resident set so far (VmHWM), in bytes. */

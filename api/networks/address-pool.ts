@@ -18,12 +18,16 @@ export interface ReceivingAddress {
 }
 
 const BATCH = 100;
-const WORKER_URL = new URL('./derive-worker.ts', import.meta.url).href;
-const TSX_API_URL = import.meta.resolve('tsx/esm/api');
 
-/** Starts the derivation worker; its file is TypeScript, so the worker registers tsx first. */
+/**
+ * Starts the derivation worker. Compiled (dist/server), its file is JavaScript beside this one;
+ * run from source under tsx (the tests), it is TypeScript, so the worker registers tsx first.
+ */
 function startDeriveWorker(): Worker {
-  const bootstrap = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+  if (!new URL(import.meta.url).pathname.endsWith('.ts')) return new Worker(new URL('./derive-worker.js', import.meta.url));
+  const workerUrl = new URL('./derive-worker.ts', import.meta.url).href;
+  const tsxApiUrl = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsxApiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); });`;
   return new Worker(bootstrap, { eval: true });
 }
 

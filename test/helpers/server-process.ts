@@ -1,12 +1,13 @@
-/** Runs the real service (`api/main.ts`) as a child process, as `npm start` would, for end-to-end tests. */
+/**
+ * Runs the real service as a child process, compiled (`node dist/server/api/main.js`) as `npm start`
+ * runs it, for end-to-end tests. The build must be current: `npm test` builds first.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { assertServerBuildIsCurrent, ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
 
 /** A running service process. */
 export interface ServerProcess {
@@ -33,14 +34,16 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `node --import tsx api/main.ts` with test-friendly defaults (quiet logs, no block timer)
- * and waits until /health answers. `env` overrides; pass DATA_DIR to share a directory.
+ * Starts `node dist/server/api/main.js` with test-friendly defaults (quiet logs, no block timer)
+ * and waits until /health answers. `env` overrides; pass DATA_DIR to share a directory. Throws if
+ * the build is missing or older than its sources, so a stale build is never tested.
  */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
+  assertServerBuildIsCurrent();
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-e2e-'));
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: ROOT,
     env: {
       ...process.env,
