@@ -101,7 +101,7 @@ function main(args: string[]): void {
   const focus = args.includes('--focus') ? args[args.indexOf('--focus') + 1]?.split(',') : undefined;
   const { total, self, inclusive } = summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, focus);
   process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled${focus ? ` under ${focus.join(' or ')}` : ''}\n\nself time:\n${top(self, n, total)}\n\n`);
-  process.stdout.write(`inclusive time, project code:\n${top(inclusive, n, total, (key) => /\s(api|bench)\//.test(key))}\n\n`);
+  process.stdout.write(`inclusive time, project code:\n${top(inclusive, n, total, (key) => /[\s/](api|bench)\//.test(key))}\n\n`);
   process.stdout.write(`inclusive time, everything:\n${top(inclusive, n, total)}\n`);
 }
 

@@ -101,9 +101,9 @@ ${rendered}
 
 ## How it was measured
 
-- The service is \`api/main.ts\` run as a child process (\`node --import tsx\`, LOG_LEVEL=warn, simulator on,
-  no block timer) on a fresh temporary DATA_DIR. The reference is \`bench/reference-server.ts\`, a bare
-  Express 5 app started the same way, answering each row with the same bytes the service answered
+- The service is what \`npm start\` runs, \`node dist/server/api/main.js\` (compiled by \`npm run build\`), as a
+  child process (LOG_LEVEL=warn, simulator on, no block timer) on a fresh temporary DATA_DIR. The reference is
+  \`bench/reference-server.ts\`, a bare Express 5 app compiled and started the same way, answering each row with the same bytes the service answered
   (its POST route reads and parses the JSON body; its 304 route sends no body).
 - autocannon, ${settings.connections} connections, loads the two alternately: a warm-up each, then ${settings.rounds} rounds per
   row (reads ${settings.readSeconds} s per round, creates ${settings.createsPerRound} requests per round), swapping which goes first every round.
