@@ -3,6 +3,7 @@ import { createLedger } from './balance/ledger.store.ts';
 import { createCheckoutService } from './checkout/checkout.service.ts';
 import { createPaymentEvents } from './checkout/payment-events.ts';
 import type { Config } from './config.ts';
+import { createGroupCommit } from './db/group-commit.ts';
 import type { Db } from './db/open-database.ts';
 import { createMerchantService } from './merchants/merchant.service.ts';
 import { createMerchantStore } from './merchants/merchant.store.ts';
@@ -51,6 +52,7 @@ export function createServices(options: ServiceOptions) {
 
   const payments = createPaymentService({
     db,
+    writes: createGroupCommit(db),
     store: paymentStore,
     registry,
     addressPool,

@@ -1,4 +1,5 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
+import type { GroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open-database.ts';
 import { ApiError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT } from '../http/list-envelope.ts';
@@ -23,6 +24,8 @@ export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
 /** What the payment use cases need. */
 export interface PaymentServiceDeps {
   db: Db;
+  /** Where creates commit, grouped with other writes of the same moment. */
+  writes: GroupCommit;
   store: PaymentStore;
   registry: AssetRegistry;
   addressPool: AddressPool;
@@ -33,17 +36,19 @@ export interface PaymentServiceDeps {
 
 /** Creates the payment use cases. */
 export function createPaymentService(deps: PaymentServiceDeps) {
-  const { db, store, registry, addressPool, clock } = deps;
+  const { db, writes, store, registry, addressPool, clock } = deps;
 
   // Merchants poll their payments' status; a record that has not changed is not rendered again.
   const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
 
-  const insertWithAddress = db.transaction((payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Payment => {
+  // Runs inside a write transaction (a group commit's savepoint): the address is claimed only if
+  // the payment is stored, and neither if anything fails.
+  function insertWithAddress(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Payment {
     const address = addressPool.claim(network, payment.id);
     const stored: NewPayment = { ...payment, addressTo: address.address, destTag: address.destTag };
     store.insert(stored);
     return { ...stored, version: 1 };
-  });
+  }
 
   function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): JsonText {
     const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now));
@@ -74,31 +79,29 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   return {
-    /** Creates a payment with a fresh receiving address; all or nothing. */
-    create(merchant: Merchant, body: unknown): PaymentOutput {
+    /** Creates a payment with a fresh receiving address; all or nothing, settled once committed. */
+    async create(merchant: Merchant, body: unknown): Promise<PaymentOutput> {
       const { data, errors } = parseCollecting(CreatePaymentInput, body);
       const asset = resolveRequestAsset(registry, body, errors);
       const input = data!;
       const now = clock();
       const timeout = input.timeout ?? deps.paymentTimeoutSeconds;
-      const payment = insertWithAddress.immediate(
-        {
-          id: newId(),
-          merchantId: merchant.id,
-          assetId: asset.id,
-          amount: formatAmount(input.amount, asset.decimals),
-          confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
-          timeout,
-          expiresAt: now + timeout * 1000,
-          checkoutUrl: input.checkoutUrl ?? null,
-          status: 'OPEN',
-          customer: customerOrNull(input.customer),
-          invoice: input.invoice ?? null,
-          createdAt: now,
-          updatedAt: now,
-        },
-        asset.network,
-      );
+      const fields: Omit<NewPayment, 'addressTo' | 'destTag'> = {
+        id: newId(),
+        merchantId: merchant.id,
+        assetId: asset.id,
+        amount: formatAmount(input.amount, asset.decimals),
+        confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
+        timeout,
+        expiresAt: now + timeout * 1000,
+        checkoutUrl: input.checkoutUrl ?? null,
+        status: 'OPEN',
+        customer: customerOrNull(input.customer),
+        invoice: input.invoice ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const payment = await writes.run(() => insertWithAddress(fields, asset.network));
       void addressPool.refill();
       return toPaymentOutput(deps, payment, [], merchant, now);
     },

@@ -10,8 +10,8 @@ const SCALARS = ['page', 'limit'] as const;
 /** POST /payment, GET /payment, GET /payment/:id. */
 export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Router {
   const router = Router();
-  router.post('/payment', ...auth.signedJson, (req, res) => {
-    res.json(payments.create(res.locals.merchant, req.body));
+  router.post('/payment', ...auth.signedJson, async (req, res) => {
+    res.json(await payments.create(res.locals.merchant, req.body));
   });
   router.get('/payment', auth.apiKey, (req, res) => {
     sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
