@@ -14,7 +14,7 @@ import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
-import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
+import { balanceRoutes, withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 
 /** Where `npm run build` writes the widget bundle and the hosted page's assets. */
 export const DIST_DIR = path.join(findProjectRoot(path.dirname(fileURLToPath(import.meta.url))), 'dist');
@@ -47,9 +47,11 @@ export function createApp(services: Services, options: AppOptions = {}): express
   });
   app.use('/v2/checkout', checkoutRoutes(services.checkout, options.eventTiming));
   if (services.simulator) app.use('/v2/dev', simulatorRoutes(services.simulator));
-  app.use('/v2', assetRoutes(services.registry));
-  app.use('/v2', paymentRoutes(services.payments, auth));
-  app.use('/v2', withdrawalRoutes(services.withdrawals, auth));
+  // Each resource at its own prefix, so a request enters only the router that serves it.
+  app.use('/v2/payment', paymentRoutes(services.payments, auth));
+  app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, auth));
+  app.use('/v2/balance', balanceRoutes(services.withdrawals, auth));
+  app.use('/v2/assets', assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);
   app.use('/widget', express.static(path.join(DIST_DIR, 'widget'), { cacheControl: true, maxAge: 0, setHeaders: corsForScripts }));

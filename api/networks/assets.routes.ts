@@ -7,10 +7,10 @@ import type { AssetListOutput } from './asset.schema.ts';
 
 const LOGOS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'logos');
 
-/** GET /v2/assets: the served assets (public), with confirmations needed and the withdrawal fee. */
+/** GET /v2/assets (mounted there): the served assets (public), with confirmations needed and the withdrawal fee. */
 export function assetRoutes(registry: AssetRegistry): Router {
   const router = Router();
-  router.get('/assets', (_req, res) => {
+  router.get('/', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     const body: AssetListOutput = {
       data: registry.assets().map((asset) => ({

@@ -7,16 +7,16 @@ import type { PaymentService } from './payment.service.ts';
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
 const SCALARS = ['page', 'limit'] as const;
 
-/** POST /payment, GET /payment, GET /payment/:id. */
+/** POST /payment, GET /payment, GET /payment/:id, mounted at /v2/payment. */
 export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Router {
   const router = Router();
-  router.post('/payment', ...auth.signedJson, async (req, res) => {
+  router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await payments.create(res.locals.merchant, req.body));
   });
-  router.get('/payment', auth.apiKey, (req, res) => {
+  router.get('/', auth.apiKey, (req, res) => {
     sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
   });
-  router.get('/payment/:id', auth.apiKey, (req, res) => {
+  router.get('/:id', auth.apiKey, (req, res) => {
     sendJsonText(res, payments.get(res.locals.merchant, req.params.id as string));
   });
   return router;

@@ -6,25 +6,31 @@ import type { WithdrawalService } from './withdrawal.service.ts';
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
 const SCALARS = ['page', 'limit'] as const;
 
-/** The withdrawal endpoints, their approve/cancel actions, and GET /balance. */
+/** The withdrawal endpoints and their approve/cancel actions, mounted at /v2/withdrawal. */
 export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
   const router = Router();
-  router.post('/withdrawal', ...auth.signedJson, (req, res) => {
+  router.post('/', ...auth.signedJson, (req, res) => {
     res.json(withdrawals.create(res.locals.merchant, req.body));
   });
-  router.get('/withdrawal', auth.apiKey, (req, res) => {
+  router.get('/', auth.apiKey, (req, res) => {
     res.json(withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
   });
-  router.get('/withdrawal/:id', auth.apiKey, (req, res) => {
+  router.get('/:id', auth.apiKey, (req, res) => {
     res.json(withdrawals.get(res.locals.merchant, req.params.id as string));
   });
-  router.post('/withdrawal/:id/approve', ...auth.signedJson, async (req, res) => {
+  router.post('/:id/approve', ...auth.signedJson, async (req, res) => {
     res.json(await withdrawals.approve(res.locals.merchant, req.params.id as string, req.body));
   });
-  router.post('/withdrawal/:id/cancel', ...auth.signedJson, (req, res) => {
+  router.post('/:id/cancel', ...auth.signedJson, (req, res) => {
     res.json(withdrawals.cancel(res.locals.merchant, req.params.id as string, req.body));
   });
-  router.get('/balance', auth.apiKey, (_req, res) => {
+  return router;
+}
+
+/** GET /balance, mounted at /v2/balance: what each asset holds, available and reserved for payouts. */
+export function balanceRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
+  const router = Router();
+  router.get('/', auth.apiKey, (_req, res) => {
     res.json(withdrawals.balances(res.locals.merchant));
   });
   return router;

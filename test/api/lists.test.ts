@@ -91,6 +91,14 @@ describe('payment list', () => {
     assert.deepEqual({ ...largest.body, data: largest.body.data.length }, { data: 21, page: 1, limit: 100, total: 21 });
   });
 
+  test('answers every limit from 1 to 100 with that many records and the same total', async () => {
+    for (let limit = 1; limit <= 100; limit++) {
+      const list = await shop.get(`/payment?limit=${limit}&page=2`);
+      const expected = newestFirst(payments).slice(limit, 2 * limit).map((p) => p.id);
+      assert.deepEqual({ ...list.body, data: ids(list) }, { data: expected, page: 2, limit, total: 21 }, `limit ${limit}`);
+    }
+  });
+
   test('orders payments created at the same instant by id, descending', async () => {
     const api = merchantApi(server, server.createMerchant('Same Instant Shop'));
     const created: string[] = [];
