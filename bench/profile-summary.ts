@@ -72,8 +72,8 @@ function perRequest(file: string, requests: number): Map<string, number> {
   return new Map([...self].map(([key, ms]) => [key, (ms * 1000) / requests]));
 }
 
-// Where request handling starts in Node's HTTP server (and its deferred callbacks).
-const REQUEST_PATH = ['parserOnHeadersComplete', 'parserOnIncoming', 'endReadableNT', 'processTicksAndRejections', 'onStreamRead', 'afterWriteDispatched'];
+// Where request handling starts in Node's HTTP server (and its deferred callbacks: ticks, and immediates such as a group commit).
+const REQUEST_PATH = ['parserOnHeadersComplete', 'parserOnIncoming', 'endReadableNT', 'processTicksAndRejections', 'processImmediate', 'onStreamRead', 'afterWriteDispatched'];
 
 function main(args: string[]): void {
   const file = args.find((a) => a.endsWith('.cpuprofile'));

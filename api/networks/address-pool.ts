@@ -114,10 +114,17 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     await stopping?.terminate();
   }
 
-  async function topUp(network: string): Promise<void> {
-    const threshold = Math.ceil(poolSize / 2);
+  const threshold = Math.ceil(poolSize / 2);
+  const derivedNetworks = registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => n.name);
+
+  // Whether a network's pool, as last known, may have fallen to half (unknown counts as yes).
+  function mayNeedTopUp(network: string): boolean {
     const known = unclaimed.get(network);
-    if (known !== undefined && poolSize - known < threshold) return;
+    return known === undefined || poolSize - known >= threshold;
+  }
+
+  async function topUp(network: string): Promise<void> {
+    if (!mayNeedTopUp(network)) return;
     const counted = countPooled.get(network)!.n;
     unclaimed.set(network, counted);
     let missing = poolSize - counted;
@@ -136,9 +143,7 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   async function refillAll(): Promise<void> {
     do {
       refillAgain = false;
-      for (const network of registry.networks()) {
-        if (network.receiveMode === 'derived') await topUp(network.name);
-      }
+      for (const network of derivedNetworks) await topUp(network);
     } while (refillAgain && !closed);
   }
 
@@ -170,6 +175,8 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     /** Tops every derived network's pool back up to its size; concurrent calls share one run. */
     refill(): Promise<void> {
       if (poolSize === 0 || closed) return Promise.resolve();
+      // Called after every create: most of the time every pool is known to be well stocked.
+      if (!refilling && !derivedNetworks.some(mayNeedTopUp)) return Promise.resolve();
       if (refilling) {
         refillAgain = true;
         return refilling;
