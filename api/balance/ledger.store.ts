@@ -38,7 +38,8 @@ export function createLedger(db: Db, clock: Clock) {
   );
   const latestPerAsset = db.prepare<[string], { asset_id: number; available_after: string; reserved_after: string }>(
     `SELECT asset_id, available_after, reserved_after FROM ledger_entries
-     WHERE seq IN (SELECT MAX(seq) FROM ledger_entries WHERE merchant_id = ? GROUP BY asset_id)`,
+     WHERE seq IN (SELECT MAX(seq) FROM ledger_entries WHERE merchant_id = ? GROUP BY asset_id)
+     ORDER BY asset_id`,
   );
   const insert = db.prepare(
     `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after,

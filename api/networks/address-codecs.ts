@@ -23,9 +23,9 @@ export interface AddressCodec {
 
 type BtcNetwork = typeof NETWORK;
 
+// Litecoin's P2SH addresses start with M. Its old '3...' form is refused: it is byte for byte a
+// Bitcoin P2SH address, so a Bitcoin address pasted into a Litecoin payout would pass.
 const LITECOIN: BtcNetwork = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
-// Litecoin's old P2SH prefix ('3...') is still accepted by many wallets and exchanges.
-const LITECOIN_LEGACY_P2SH: BtcNetwork = { ...LITECOIN, scriptHash: 0x05 };
 
 const base58check = createBase58check(sha256);
 const TRON_PREFIX = 0x41;
@@ -90,7 +90,7 @@ const ripple: AddressCodec = {
 
 const CODECS: Record<string, AddressCodec> = {
   bitcoin: btcLike([NETWORK]),
-  litecoin: btcLike([LITECOIN, LITECOIN_LEGACY_P2SH]),
+  litecoin: btcLike([LITECOIN]),
   ethereum,
   tron,
   ripple,

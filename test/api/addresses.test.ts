@@ -201,6 +201,12 @@ describe('withdrawal addressTo', () => {
     }
   });
 
+  test("refuses a Bitcoin P2SH address ('3...', Litecoin's retired form) as a Litecoin payout address", async () => {
+    const response = await withdraw('LTC', 'litecoin', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, invalidAddress('litecoin'));
+  });
+
   test('refuses a bech32 address with one character changed', async () => {
     const response = await withdraw('BTC', 'bitcoin', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdr');
     assert.equal(response.status, 400);
@@ -299,5 +305,25 @@ describe('the address pool', () => {
     assert.equal(new Set(indexes.map((r) => r.derivation_index)).size, indexes.length, 'no index derived twice');
     await server.services.addressPool.refill();
     assert.ok(server.services.addressPool.sizes().litecoin! >= 3, 'a refill tops a pool up once half of it is gone');
+  });
+
+  test('recovers from a derivation worker that fails: the refill ends, and the next one fills the pool', async () => {
+    const { db, addressPool } = server.services;
+    await addressPool.refill();
+    const xpub = xpubOf(server, 'bitcoin');
+    // An extended key the worker cannot parse: deriving throws inside the worker thread. The
+    // creates take pooled addresses, and the third leaves the pool below half, which starts a refill.
+    db.prepare("UPDATE hd_accounts SET xpub = 'not-an-extended-key' WHERE network = 'bitcoin'").run();
+    let before: number;
+    try {
+      for (let i = 0; i < 3; i++) assert.equal((await api.post('/payment', { amount: '1', asset: { short: 'BTC', network: 'bitcoin' } })).status, 200);
+      await addressPool.refill();
+      before = addressPool.sizes().bitcoin!;
+    } finally {
+      db.prepare("UPDATE hd_accounts SET xpub = ? WHERE network = 'bitcoin'").run(xpub);
+    }
+    assert.equal(before, 2, 'the failed batch added nothing');
+    await addressPool.refill();
+    assert.equal(addressPool.sizes().bitcoin, 5);
   });
 });
