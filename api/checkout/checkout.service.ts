@@ -9,7 +9,7 @@ import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
 import type { Payment, PaymentStore } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
-import { isUuid } from '../shared/ids.ts';
+import { storedId } from '../shared/ids.ts';
 import type { JsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
@@ -117,9 +117,10 @@ export function createCheckoutService(deps: {
   return {
     /** The payer-safe view of a payment; 404 payment-not-found for an unknown id. */
     snapshot(id: string): CheckoutSnapshot {
-      const stamp = isUuid(id) ? payments.stampOf(id) : undefined;
+      const key = storedId(id);
+      const stamp = key === undefined ? undefined : payments.stampOf(key);
       const now = clock();
-      const rendered = stamp && (views.get(id, stamp, now) ?? renderCurrent(id, now));
+      const rendered = stamp && (views.get(stamp.id, stamp, now) ?? renderCurrent(stamp.id, now));
       if (!rendered) throw new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists.`);
       return snapshotAt(rendered, now);
     },

@@ -71,16 +71,19 @@ export const ErrorOutput = z
 /** An ISO 8601 UTC timestamp with milliseconds. */
 export const Timestamp = z.iso.datetime().meta({ examples: ['2026-11-21T10:15:30.123Z'] });
 
+/** The largest page number a list query takes. */
+const MAX_PAGE = 999_999_999;
+
 /** A page/limit pair of list queries, as strings straight from the query string. */
 export function pageQuery(minPage: number) {
-  const whole = (min: number, max?: number) =>
+  const whole = (min: number, max: number) =>
     z
       .string({ error: 'must be given once, as a whole number' })
-      .regex(/^[0-9]{1,9}$/, 'must be a whole number')
-      .transform(Number)
-      .refine((n) => n >= min && (max === undefined || n <= max), max === undefined ? `must be at least ${min}` : `must be from ${min} to ${max}`);
+      .regex(/^[0-9]+$/, 'must be a whole number')
+      .refine((s) => s.length <= 9 && Number(s) >= min && Number(s) <= max, `must be from ${min} to ${max}`)
+      .transform(Number);
   return {
-    page: whole(minPage).optional().meta({ description: `Page number, from ${minPage}.`, type: 'integer', minimum: minPage }),
+    page: whole(minPage, MAX_PAGE).optional().meta({ description: `Page number, from ${minPage}.`, type: 'integer', minimum: minPage, maximum: MAX_PAGE }),
     limit: whole(1, 100).optional().meta({ description: 'Records per page, 1 to 100 (default 20).', type: 'integer', minimum: 1, maximum: 100 }),
   };
 }

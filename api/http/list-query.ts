@@ -1,10 +1,17 @@
 /**
  * Reads a list endpoint's query string, accepting array filters in all three encodings:
  * repeated keys (`ids=a&ids=b`), brackets (`ids[]=a`, `ids[0]=a`) and commas (`ids=a,b`).
- * Commas are split before percent-decoding, so a value that itself holds a comma can be sent
- * as `%2C`. Unknown parameters are ignored.
+ * A percent-encoded comma (`%2C`, what URLSearchParams and most HTTP clients send for a comma)
+ * separates values too, except for the keys in `commaInValueKeys` (free text such as invoices),
+ * where only a literal comma separates, so a value that itself holds a comma can be sent as
+ * `%2C`. Unknown parameters are ignored.
  */
-export function readListQuery(url: string, arrayKeys: readonly string[], scalarKeys: readonly string[]): Record<string, unknown> {
+export function readListQuery(
+  url: string,
+  arrayKeys: readonly string[],
+  scalarKeys: readonly string[],
+  commaInValueKeys: readonly string[] = [],
+): Record<string, unknown> {
   const queryStart = url.indexOf('?');
   const pairs = queryStart === -1 ? [] : url.slice(queryStart + 1).split('&').filter(Boolean).map(splitPair);
   const query: Record<string, unknown> = {};
@@ -12,8 +19,9 @@ export function readListQuery(url: string, arrayKeys: readonly string[], scalarK
     const values: string[] = [];
     for (const [name, rawValue] of pairs) {
       if (name !== key && name !== `${key}[]` && !(name.startsWith(`${key}[`) && /^\[\d+\]$/.test(name.slice(key.length)))) continue;
-      for (const part of rawValue.split(',')) {
-        const value = decode(part).trim();
+      const parts = commaInValueKeys.includes(key) ? rawValue.split(',').map(decode) : decode(rawValue).split(',');
+      for (const part of parts) {
+        const value = part.trim();
         if (value !== '') values.push(value);
       }
     }

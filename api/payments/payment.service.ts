@@ -10,7 +10,7 @@ import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
@@ -64,14 +64,34 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now)]));
   });
 
-  function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
-    const { stamps, total } = store.list(merchant.id, query, now, offset, limit);
+  // A page that is neither empty nor full ends the list, so it tells the total by itself.
+  function totalFromPage(found: number, offset: number, limit: number): number | undefined {
+    if (found > 0 && found < limit) return offset + found;
+    return found === 0 && offset === 0 ? 0 : undefined;
+  }
+
+  // The page, the total and every record shown come from one snapshot of the database, even while
+  // another process writes.
+  const listInOneSnapshot = db.transaction((merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) => {
+    const stamps = store.page(merchant.id, query, now, offset, limit);
+    const total = totalFromPage(stamps.length, offset, limit) ?? store.count(merchant.id, query, now);
     const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
     const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
-    // Each missing record is rendered from one snapshot; one written since the page was read
-    // shows its newer state, as a read a moment later would.
     const rendered = missing.length > 0 ? renderMissing(merchant, missing, now) : undefined;
     return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
+  });
+
+  function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
+    // Most pages need one statement, which is a snapshot by itself: the page tells its total and
+    // every record on it is rendered at the version listed. Anything else is read again in one
+    // read transaction.
+    const stamps = store.page(merchant.id, query, now, offset, limit);
+    const total = totalFromPage(stamps.length, offset, limit);
+    if (total !== undefined) {
+      const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
+      if (cached.every((view): view is JsonText => view !== undefined)) return { records: cached, total };
+    }
+    return listInOneSnapshot(merchant, query, now, offset, limit);
   }
 
   function notFound(id: string): ApiError {
@@ -108,17 +128,18 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
     /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */
     get(merchant: Merchant, id: string): JsonText {
-      const stamp = isUuid(id) ? store.stampForMerchant(merchant.id, id) : undefined;
+      const key = storedId(id);
+      const stamp = key === undefined ? undefined : store.stampForMerchant(merchant.id, key);
       if (!stamp) throw notFound(id);
       const now = clock();
-      const text = views.get(id, stamp, now) ?? renderMissing(merchant, [id], now).get(id);
+      const text = views.get(stamp.id, stamp, now) ?? renderMissing(merchant, [stamp.id], now).get(stamp.id);
       if (text === undefined) throw notFound(id);
       return text;
     },
 
     /** A page of the merchant's payments, newest first, as the list envelope's JSON. */
     list(merchant: Merchant, rawQuery: Record<string, unknown>): JsonText {
-      const query = parseOrThrow(ListPaymentsQuery, rawQuery);
+      const query = withStoredIds(parseOrThrow(ListPaymentsQuery, rawQuery));
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
       const { records, total } = listPage(merchant, query, clock(), (page - 1) * limit, limit);

@@ -188,6 +188,13 @@ export function createPaymentStore(db: Db) {
   const countStatements = new Map<string, ReturnType<Db['prepare']>>();
   const pageStatements = new Map<string, ReturnType<Db['prepare']>>();
 
+  function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
+    const params: Record<string, unknown> = { merchantId };
+    for (const name of used) params[name] = JSON.stringify(filters[name]);
+    if (used.includes('statuses')) params.now = now;
+    return params;
+  }
+
   function whereClause(filters: FilterName[]): string {
     return ['merchant_id = @merchantId', ...filters.map((f) => FILTER_SQL[f])].join(' AND ');
   }
@@ -255,20 +262,15 @@ export function createPaymentStore(db: Db) {
       const row = byAddress.get(network, address, destTag);
       return row && toPayment(row);
     },
-    /**
-     * One page of a merchant's matching payments (stamps only), newest first, and how many match
-     * in all. The count is a second pass over the matches, so it runs only when the page cannot
-     * tell: a page that is neither empty nor full ends the list.
-     */
-    list(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): { stamps: StampedId[]; total: number } {
+    /** One page of a merchant's matching payments (stamps only), newest first. */
+    page(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): StampedId[] {
       const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-      const params: Record<string, unknown> = { merchantId };
-      for (const name of used) params[name] = JSON.stringify(filters[name]);
-      if (used.includes('statuses')) params.now = now;
-      const stamps = (pageStatement(used, limit).all({ ...params, offset }) as StampRow[]).map(toStamp);
-      if (stamps.length > 0 && stamps.length < limit) return { stamps, total: offset + stamps.length };
-      if (stamps.length === 0 && offset === 0) return { stamps, total: 0 };
-      return { stamps, total: (countStatement(used).get(params) as { total: number }).total };
+      return (pageStatement(used, limit).all({ ...filterParams(merchantId, filters, used, now), offset }) as StampRow[]).map(toStamp);
+    },
+    /** How many of a merchant's payments match. */
+    count(merchantId: string, filters: PaymentFilters, now: number): number {
+      const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+      return (countStatement(used).get(filterParams(merchantId, filters, used, now)) as { total: number }).total;
     },
     /** Transactions of one payment, oldest first. */
     transactionsOf(paymentId: string): PaymentTransaction[] {

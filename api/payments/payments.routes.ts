@@ -6,6 +6,8 @@ import type { PaymentService } from './payment.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
 const SCALARS = ['page', 'limit'] as const;
+// Invoices are the merchant's free text and may hold a comma, sent as %2C.
+const FREE_TEXT_FILTERS = ['invoices'] as const;
 
 /** POST /payment, GET /payment, GET /payment/:id, mounted at /v2/payment. */
 export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Router {
@@ -14,7 +16,7 @@ export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Rou
     res.json(await payments.create(res.locals.merchant, req.body));
   });
   router.get('/', auth.apiKey, (req, res) => {
-    sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
+    sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
   router.get('/:id', auth.apiKey, (req, res) => {
     sendJsonText(res, payments.get(res.locals.merchant, req.params.id as string));

@@ -15,7 +15,7 @@ import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { NetworkAdapter } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
-import { isUuid, newId } from '../shared/ids.ts';
+import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
 import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
@@ -60,7 +60,8 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
   }
 
   function owned(merchant: Merchant, id: string): Withdrawal {
-    const withdrawal = isUuid(id) ? store.findForMerchant(merchant.id, id) : undefined;
+    const key = storedId(id);
+    const withdrawal = key === undefined ? undefined : store.findForMerchant(merchant.id, key);
     if (!withdrawal) throw notFound(id);
     return withdrawal;
   }
@@ -172,7 +173,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
 
     /** A page of the merchant's withdrawals, newest first. */
     list(merchant: Merchant, rawQuery: Record<string, unknown>): ListEnvelope<WithdrawalOutput> {
-      const query = parseOrThrow(ListWithdrawalsQuery, rawQuery);
+      const query = withStoredIds(parseOrThrow(ListWithdrawalsQuery, rawQuery));
       const page = query.page ?? 0;
       const limit = query.limit ?? DEFAULT_LIMIT;
       const { withdrawals, total } = store.list(merchant.id, query, page * limit, limit);

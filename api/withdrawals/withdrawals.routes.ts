@@ -5,6 +5,8 @@ import type { WithdrawalService } from './withdrawal.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
 const SCALARS = ['page', 'limit'] as const;
+// Invoices are the merchant's free text and may hold a comma, sent as %2C.
+const FREE_TEXT_FILTERS = ['invoices'] as const;
 
 /** The withdrawal endpoints and their approve/cancel actions, mounted at /v2/withdrawal. */
 export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
@@ -13,7 +15,7 @@ export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantA
     res.json(withdrawals.create(res.locals.merchant, req.body));
   });
   router.get('/', auth.apiKey, (req, res) => {
-    res.json(withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS)));
+    res.json(withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
   router.get('/:id', auth.apiKey, (req, res) => {
     res.json(withdrawals.get(res.locals.merchant, req.params.id as string));

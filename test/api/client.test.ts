@@ -297,7 +297,7 @@ describe('errors', () => {
 
   test('400 unsupported-asset and 400 on an out-of-range page', async () => {
     await rejectsWith(client.createPayment({ amount: '1', asset: { short: 'DOGE', network: 'dogecoin' } }), { status: 400, code: 'unsupported-asset' });
-    await rejectsWith(client.listPayments({ page: 0 }), { status: 400, code: 'validation-failed', details: [{ path: 'page', message: 'must be at least 1' }] });
+    await rejectsWith(client.listPayments({ page: 0 }), { status: 400, code: 'validation-failed', details: [{ path: 'page', message: 'must be from 1 to 999999999' }] });
   });
 
   test('401 invalid-api-key and 401 invalid-signature', async () => {

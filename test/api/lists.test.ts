@@ -99,6 +99,22 @@ describe('payment list', () => {
     }
   });
 
+  test('reads ids in any letter case, as UUIDs are case-insensitive', async () => {
+    const id = payments[4]!.id;
+    const upper = id.toUpperCase();
+    assert.notEqual(upper, id);
+    const direct = await shop.get(`/payment/${upper}`);
+    assert.equal(direct.status, 200);
+    assert.equal(direct.body.id, id);
+    assert.deepEqual(ids(await shop.get(`/payment?ids=${upper}`)), [id]);
+    const payer = await fetch(`${server.api}/checkout/${upper}`);
+    assert.equal(payer.status, 200);
+    assert.equal(((await payer.json()) as { id: string }).id, id);
+    const withdrawal = withdrawals[2]!;
+    assert.equal((await payouts.get(`/withdrawal/${withdrawal.id.toUpperCase()}`)).body.id, withdrawal.id);
+    assert.deepEqual(ids(await payouts.get(`/withdrawal?ids=${withdrawal.id.toUpperCase()}`)), [withdrawal.id]);
+  });
+
   test('orders payments created at the same instant by id, descending', async () => {
     const api = merchantApi(server, server.createMerchant('Same Instant Shop'));
     const created: string[] = [];
@@ -133,6 +149,19 @@ describe('payment list', () => {
     assert.deepEqual(ids(list), [second.id, first.id]);
     const split = await api.get('/payment?invoices=order 7, part 2');
     assert.deepEqual(ids(split), [], 'a literal comma still separates values');
+  });
+
+  test('splits ids, statuses and txnIds on a percent-encoded comma too, as URLSearchParams sends them', async () => {
+    const wanted = [payments[3]!.id, payments[5]!.id];
+    const params = new URLSearchParams({ ids: wanted.join(','), statuses: 'OPEN,EXPIRED' });
+    assert.match(params.toString(), /%2C/);
+    const list = await shop.get(`/payment?${params}`);
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.deepEqual(ids(list), [payments[5]!.id, payments[3]!.id]);
+    const settled = await states.get(`/payment?${new URLSearchParams({ statuses: 'COMPLETE,CONFIRMING' })}`);
+    assert.deepEqual(new Set(ids(settled)), new Set([byStatus.COMPLETE!.id, byStatus.CONFIRMING!.id]));
+    const byTxn = await states.get(`/payment?${new URLSearchParams({ txnIds: `${byStatus.COMPLETE!.txnId},${byStatus.CONFIRMING!.txnId}` })}`);
+    assert.deepEqual(new Set(ids(byTxn)), new Set([byStatus.COMPLETE!.id, byStatus.CONFIRMING!.id]));
   });
 
   test('filters by invoices, a single value as the specification shows it', async () => {
@@ -236,7 +265,8 @@ describe('refusing bad list parameters', () => {
   }
 
   for (const [query, path, message] of [
-    ['page=0', 'page', 'must be at least 1'],
+    ['page=0', 'page', 'must be from 1 to 999999999'],
+    ['page=1000000000', 'page', 'must be from 1 to 999999999'],
     ['page=-1', 'page', 'must be a whole number'],
     ['page=1.5', 'page', 'must be a whole number'],
     ['page=', 'page', 'must be a whole number'],
@@ -258,6 +288,7 @@ describe('refusing bad list parameters', () => {
 
   for (const [query, path, message] of [
     ['page=-1', 'page', 'must be a whole number'],
+    ['page=1000000000', 'page', 'must be from 0 to 999999999'],
     ['limit=0', 'limit', 'must be from 1 to 100'],
     ['limit=101', 'limit', 'must be from 1 to 100'],
     ['statuses=EXPIRED', 'statuses.0', 'each value must be one of CANCELLED, OPEN, APPROVED, COMPLETE'],
@@ -274,7 +305,7 @@ describe('refusing bad list parameters', () => {
     assert.equal(response.status, 400);
     assert.deepEqual(response.body.error.details, [
       { path: 'statuses.0', message: 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED' },
-      { path: 'page', message: 'must be at least 1' },
+      { path: 'page', message: 'must be from 1 to 999999999' },
       { path: 'limit', message: 'must be from 1 to 100' },
     ]);
   });

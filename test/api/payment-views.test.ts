@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createGroupCommit } from '../../api/db/group-commit.ts';
 import { openDatabase } from '../../api/db/open-database.ts';
+import { createPaymentService } from '../../api/payments/payment.service.ts';
+import { createPaymentStore } from '../../api/payments/payment.store.ts';
 import { createPaymentViewCache } from '../../api/payments/payment-view-cache.ts';
 import { merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -168,5 +171,51 @@ describe('reads of a payment after a cached read', () => {
     assert.equal(Date.parse(second.serverTime) - Date.parse(first.serverTime), 1_234);
     assert.deepEqual({ ...second, serverTime: null }, { ...first, serverTime: null });
     server.clock.set(NOW);
+  });
+});
+
+describe('a payment list read while another process writes', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+    server.clock.set(NOW);
+  });
+  after(() => server.close());
+
+  test('shows one moment: the total, the records and their statuses agree', async () => {
+    const keys = server.createMerchant('Busy Shop');
+    const api = merchantApi(server, keys);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await api.post('/payment', { amount: '0.001', asset: BTC, invoice: `busy-${i}` })).body.id);
+
+    // A payment service whose store lets another process complete a payment right after each
+    // page is read, before anything else is.
+    const { db, registry, addressPool } = server.services;
+    const store = createPaymentStore(db);
+    const other = new Database(path.join(server.dataDir, 'checkout.db'));
+    let completed = 0;
+    const racedStore = {
+      ...store,
+      page(...args: Parameters<typeof store.page>) {
+        const page = store.page(...args);
+        if (completed < ids.length) other.prepare(`UPDATE payments SET status = 'COMPLETE' WHERE id = ?`).run(ids[completed++]);
+        return page;
+      },
+    };
+    const payments = createPaymentService({ db, writes: createGroupCommit(db), store: racedStore, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600 });
+    try {
+      for (const limit of ['20', '5']) {
+        const list = JSON.parse(payments.list(keys.merchant, { statuses: ['OPEN'], limit })) as { data: Array<{ status: string }>; total: number };
+        assert.ok(
+          list.data.every((p) => p.status === 'OPEN'),
+          `an OPEN-only page shows ${list.data.map((p) => p.status).join(', ')}`,
+        );
+        if (limit === '20') assert.equal(list.total, list.data.length, 'a page holding every match counts exactly what it shows');
+        else assert.equal(list.data.length, 5);
+        assert.ok(list.total < 20, 'the write before the snapshot is seen');
+      }
+    } finally {
+      other.close();
+    }
   });
 });
