@@ -27,7 +27,11 @@ export interface ChainWatcherDeps {
   logger: Logger;
 }
 
-/** Creates the watcher; adapters call `handle` with every event. */
+/**
+ * Creates the watcher; adapters call `handle` with every event. Confirmations are counted up to
+ * what the payment (or, for a payout, the network) needs: once a transaction has them it is
+ * final here, and adapters stop reporting it.
+ */
 export function createChainWatcher(deps: ChainWatcherDeps) {
   const { db, payments, withdrawals, ledger, registry, clock, logger } = deps;
 
@@ -60,10 +64,11 @@ export function createChainWatcher(deps: ChainWatcherDeps) {
       return undefined;
     }
     const now = clock();
+    const confirmations = Math.min(incoming.confirmations, payment.confirmsNeeded);
     const existing = payments.findTransaction(payment.id, incoming.txnId);
     if (existing) {
-      if (existing.confirmations === incoming.confirmations) return undefined;
-      payments.setConfirmations(existing.id, incoming.confirmations);
+      if (existing.confirmations === confirmations) return undefined;
+      payments.setConfirmations(existing.id, confirmations);
     } else {
       // Amounts finer than the asset's decimals are cut, never rounded up: we never count more than arrived.
       const amount = formatAmount(parseAmount(incoming.amount).toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN), asset.decimals);
@@ -74,7 +79,7 @@ export function createChainWatcher(deps: ChainWatcherDeps) {
         addressFrom: incoming.addressFrom,
         addressTo: incoming.addressTo,
         destTag: incoming.destTag,
-        confirmations: incoming.confirmations,
+        confirmations,
         late: isLate(payment, now),
         seenAt: now,
       });
@@ -85,21 +90,25 @@ export function createChainWatcher(deps: ChainWatcherDeps) {
 
   const applyConfirmations = db.transaction((network: string, updates: { txnId: string; confirmations: number }[]): string[] => {
     const now = clock();
-    const changed = new Set<string>();
+    const needed = registry.network(network).confirmationsNeeded;
+    const changed = new Map<string, Payment>();
     for (const { txnId, confirmations } of updates) {
       for (const transaction of payments.transactionsByTxnId(txnId)) {
-        if (transaction.confirmations === confirmations) continue;
-        payments.setConfirmations(transaction.id, confirmations);
-        changed.add(transaction.paymentId);
+        const payment = changed.get(transaction.paymentId) ?? payments.findById(transaction.paymentId)!;
+        const counted = Math.min(confirmations, payment.confirmsNeeded);
+        if (transaction.confirmations === counted) continue;
+        payments.setConfirmations(transaction.id, counted);
+        changed.set(payment.id, payment);
       }
       const withdrawal = withdrawals.findByTxnId(txnId);
-      if (withdrawal && withdrawal.confirmations !== confirmations) {
-        withdrawals.setConfirmations(withdrawal.id, confirmations, now);
-        if (confirmations >= registry.network(network).confirmationsNeeded) withdrawals.transition(withdrawal.id, 'APPROVED', 'COMPLETE', now);
+      const counted = Math.min(confirmations, needed);
+      if (withdrawal && withdrawal.confirmations !== counted) {
+        withdrawals.setConfirmations(withdrawal.id, counted, now);
+        if (counted >= needed) withdrawals.transition(withdrawal.id, 'APPROVED', 'COMPLETE', now);
       }
     }
-    for (const paymentId of changed) settle(payments.findById(paymentId)!, now);
-    return [...changed];
+    for (const payment of changed.values()) settle(payment, now);
+    return [...changed.keys()];
   });
 
   const applyDrop = db.transaction((txnId: string): string[] => {

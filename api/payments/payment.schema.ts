@@ -49,7 +49,7 @@ export const PaymentTransactionOutput = z
     addressFrom: z.string(),
     addressTo: z.string(),
     date: Timestamp.meta({ description: 'When the service first saw the transaction.' }),
-    confirmations: z.number().int().meta({ description: 'Extension: confirmations so far.' }),
+    confirmations: z.number().int().meta({ description: 'Extension: confirmations, counted up to confirmsNeeded (a transaction that has them is final and no longer followed).' }),
     late: z.boolean().meta({ description: 'Extension: first seen after the payment expired; credited, but does not complete it.' }),
   })
   .meta({ id: 'PaymentTransaction' });

@@ -168,6 +168,22 @@ describe('payment transitions', () => {
     await assertLedgerBalanced();
   });
 
+  test('counts confirmations up to confirmsNeeded and then holds them, however many blocks are mined at once', async () => {
+    const deep = await createPayment('0.004', BTC);
+    await pay(deep, '0.004', 6);
+    assert.equal((await fetchPayment(deep.id)).transactions[0].confirmations, 2, 'arrived 6 deep');
+    const mined = await createPayment('0.005', BTC);
+    await pay(mined, '0.005');
+    await mine('bitcoin', 5);
+    const once = await fetchPayment(mined.id);
+    assert.equal(once.status, 'COMPLETE');
+    assert.equal(once.transactions[0].confirmations, 2, 'five blocks in one call');
+    await mine('bitcoin', 3);
+    assert.equal((await fetchPayment(mined.id)).transactions[0].confirmations, 2, 'still the figure it settled at');
+    const payer = (await (await fetch(`${server.api}/checkout/${mined.id}`)).json()) as { transactions: Array<{ confirmations: number }> };
+    assert.equal(payer.transactions[0]!.confirmations, 2);
+  });
+
   test('a partial payment stays OPEN with amountDue shrinking, and a second transaction completes it', async () => {
     const payment = await createPayment('1', LTC);
     assert.equal(payment.paymentUri, `litecoin:${payment.addressTo}?amount=1`);
