@@ -59,7 +59,7 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   const sharedAddresses = new Map<string, string>();
   let worker: Worker | undefined;
   let nextRequestId = 1;
-  const pending = new Map<number, (addresses: string[]) => void>();
+  const pending = new Map<number, { worker: Worker; resolve: (addresses: string[]) => void; reject: (reason: Error) => void }>();
   let refilling: Promise<void> | undefined;
   let refillAgain = false;
   let closed = false;
@@ -88,19 +88,35 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
 
   function deriveInWorker(request: Omit<DeriveRequest, 'id'>): Promise<string[]> {
     if (!worker) {
-      worker = startDeriveWorker();
-      worker.on('message', (response: DeriveResponse) => {
-        pending.get(response.id)?.(response.addresses);
+      const started = startDeriveWorker();
+      worker = started;
+      started.on('message', (response: DeriveResponse) => {
+        pending.get(response.id)?.resolve(response.addresses);
         pending.delete(response.id);
-        if (pending.size === 0) worker?.unref();
+        if (![...pending.values()].some((batch) => batch.worker === started)) started.unref();
       });
-      worker.on('error', (err) => logger.error({ err }, 'address derivation worker failed'));
+      // A worker that fails (it cannot load, or it throws) or ends takes its unanswered batches
+      // with it: they fail, so the refill ends and the next one starts a new worker.
+      const abandon = (reason: Error) => {
+        if (worker === started) worker = undefined;
+        for (const [id, batch] of pending) {
+          if (batch.worker !== started) continue;
+          batch.reject(reason);
+          pending.delete(id);
+        }
+      };
+      started.on('error', (err) => {
+        logger.error({ err }, 'address derivation worker failed');
+        abandon(err);
+      });
+      started.on('exit', (code) => abandon(new Error(`the address derivation worker exited (code ${code})`)));
     }
-    worker.ref();
+    const target = worker;
+    target.ref();
     const id = nextRequestId++;
-    return new Promise((resolve) => {
-      pending.set(id, resolve);
-      worker!.postMessage({ id, ...request } satisfies DeriveRequest);
+    return new Promise((resolve, reject) => {
+      pending.set(id, { worker: target, resolve, reject });
+      target.postMessage({ id, ...request } satisfies DeriveRequest);
     });
   }
 
@@ -182,7 +198,10 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
         return refilling;
       }
       refilling = refillAll()
-        .catch((err) => logger.error({ err }, 'address pool refill failed'))
+        .catch((err) => {
+          // Stopping drops unanswered batches on purpose; anything else is worth telling.
+          if (!closed) logger.error({ err }, 'address pool refill failed');
+        })
         .finally(() => {
           refilling = undefined;
           // The worker is a whole V8 isolate (about 45 MB resident) and refills are rare: it lives
