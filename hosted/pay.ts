@@ -13,10 +13,19 @@ const TITLES: Record<CheckoutStatus, string> = {
   EXPIRED: 'Payment expired',
 };
 
+// The same test as the widget's isPartlyPaid (checkout-format.ts), repeated here rather than
+// imported so that the build does not split a shared chunk out of the one-file widget.
+function partlyPaid(view: { status: CheckoutStatus; amount: string; amountDue: string }): boolean {
+  return view.status === 'OPEN' && view.amountDue !== view.amount && /[1-9]/.test(view.amountDue);
+}
+
 const checkout = document.querySelector('crypto-checkout');
-checkout?.addEventListener('checkout-status-change', (event) => {
-  document.title = `${TITLES[event.detail.status]} · ${event.detail.checkout.merchant.name}`;
-});
+// On the first view and on every status change; a partly paid OPEN payment says so, as the
+// server-rendered title did.
+const retitle = (view: { status: CheckoutStatus; amount: string; amountDue: string; merchant: { name: string } }) => {
+  document.title = `${partlyPaid(view) ? 'Partly paid' : TITLES[view.status]} · ${view.merchant.name}`;
+};
+checkout?.addEventListener('checkout-status-change', (event) => retitle(event.detail.checkout));
 checkout?.addEventListener('checkout-error', (event) => {
   if (event.detail.code === 'not-found') document.title = 'Payment not found';
 });

@@ -15,6 +15,20 @@ export function amountText(amount: string, asset: Pick<CheckoutAsset, 'short'>):
   return `${trimAmount(amount)} ${asset.short}`;
 }
 
+/**
+ * Adds decimal strings exactly (through integers of the smallest unit, never a float) and renders
+ * the sum with `decimals` fractional digits.
+ */
+export function sumAmounts(amounts: readonly string[], decimals: number): string {
+  let total = 0n;
+  for (const amount of amounts) {
+    const [whole = '0', fraction = ''] = amount.split('.');
+    total += BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
+  }
+  const digits = total.toString().padStart(decimals + 1, '0');
+  return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}
+
 /** Whether a decimal string is above zero. */
 export function isPositive(amount: string): boolean {
   return /[1-9]/.test(amount);
@@ -57,11 +71,35 @@ export function statusDetail(view: CheckoutView): string {
       return `The full amount has arrived. The ${networkName(view.asset.network)} network needs ${confirmationsText(view.confirmsNeeded)} before ${merchant} can accept it; this page updates by itself.`;
     case 'COMPLETE':
       return `${merchant} has received ${received}. Thank you!`;
-    case 'EXPIRED':
-      return isPositive(view.totalReceivedAmount)
-        ? `This payment request expired before the full amount arrived. ${received} was received: contact ${merchant} about it, and do not send more to this address.`
-        : `This payment request expired. Do not send anything to this address; ask ${merchant} for a new payment link.`;
+    case 'EXPIRED': {
+      if (!isPositive(view.totalReceivedAmount)) {
+        return `This payment request expired. Do not send anything to this address; ask ${merchant} for a new payment link.`;
+      }
+      const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
+      const onTime = sum(false);
+      const late = sum(true);
+      const arrived = [
+        isPositive(onTime) ? `${amountText(onTime, view.asset)} arrived in time` : '',
+        isPositive(late) ? `${amountText(late, view.asset)} ${isPositive(onTime) ? '' : 'arrived '}after it expired` : '',
+      ]
+        .filter(Boolean)
+        .join(' and ');
+      return `This request for ${amountText(view.amount, view.asset)} expired before the full amount arrived. ${arrived}: contact ${merchant} about it, and do not send more to this address.`;
+    }
   }
+}
+
+/**
+ * What to tell a payer whose transactions the network dropped before they confirmed (replaced,
+ * double-spent or never mined): they no longer count, which is why more is asked for again.
+ */
+export function droppedText(dropped: readonly CheckoutTransaction[], view: Pick<CheckoutView, 'asset'>): string | undefined {
+  if (dropped.length === 0) return undefined;
+  const network = networkName(view.asset.network);
+  const amounts = dropped.map((t) => amountText(t.receivedAmount, view.asset));
+  return dropped.length === 1
+    ? `The ${amounts[0]} sent earlier was dropped by the ${network} network before it confirmed, so it does not count.`
+    : `The transactions of ${amounts.join(', ')} sent earlier were dropped by the ${network} network before they confirmed, so they do not count.`;
 }
 
 function confirmationsText(count: number): string {

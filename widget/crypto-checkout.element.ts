@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   amountText,
+  droppedText,
   durationText,
   durationWords,
   httpUrl,
@@ -97,6 +98,8 @@ export class CryptoCheckout extends LitElement {
     milestone: (mark) => this.announce(`${durationWords(mark)} left to pay.`),
   });
   private readonly clipboard = new CopyController(this);
+  // Transactions listed earlier that later views no longer hold (dropped by the network).
+  private dropped: CheckoutTransaction[] = [];
   // The countdown re-renders every second; the QR only changes with the payment URI.
   private qr: { text: string; symbol: QrSymbol } | undefined;
 
@@ -115,6 +118,7 @@ export class CryptoCheckout extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('paymentId') || changed.has('apiBase')) {
       this.view = undefined;
+      this.dropped = [];
       this.problem = undefined;
       this.countdown.stop();
       const base = (this.apiBase || DEFAULT_API_BASE).replace(/\/+$/, '');
@@ -124,11 +128,16 @@ export class CryptoCheckout extends LitElement {
 
   private async receive(view: CheckoutView): Promise<void> {
     const previous = this.view;
+    // A transaction that was listed and is gone was dropped by the network; say so for as long as
+    // the payment is followed, or a payer who already paid sees more asked for with no reason.
+    const gone = previous?.transactions.filter((old) => !view.transactions.some((t) => t.txnId === old.txnId)) ?? [];
+    if (gone.length > 0) this.dropped = [...this.dropped, ...gone];
     this.view = view;
     this.problem = undefined;
     if (view.status === 'OPEN') this.countdown.start(view.expiresAt, view.serverTime);
     else this.countdown.stop();
-    const message = previous ? changeMessage(previous, view) : undefined;
+    const change = previous ? changeMessage(previous, view) : undefined;
+    const message = gone.length > 0 ? [droppedText(gone, view), change].filter(Boolean).join(' ') : change;
     if (message) this.announce(message);
     if (previous?.status === view.status) return;
     // Listeners see the new state rendered.
@@ -192,9 +201,9 @@ export class CryptoCheckout extends LitElement {
     const logo = httpUrl(view.merchant.logoUrl);
     return html`<div class="merchant">
       ${logo ? html`<img class="merchant-logo" src=${logo} alt="" referrerpolicy="no-referrer" @error=${hideImage} />` : nothing}
-      <div>
+      <div class="merchant-text">
         <p class="merchant-name">${view.merchant.name}</p>
-        ${view.invoice ? html`<p class="small">Invoice ${view.invoice}</p>` : nothing}
+        ${view.invoice ? html`<p class="small merchant-invoice">Invoice ${view.invoice}</p>` : nothing}
       </div>
     </div>`;
   }
@@ -220,7 +229,7 @@ export class CryptoCheckout extends LitElement {
         <img class="asset-logo" src=${asset.logoUrl} alt="" @error=${hideImage} />
         <div class="amount-text">
           <span class="label">${isPartlyPaid(view) ? 'Still to pay' : 'Amount to pay'}</span>
-          <span class="amount-value">${due} ${asset.short}</span>
+          <span class="amount-value" ?data-long=${due.length > LONG_AMOUNT}>${due} ${asset.short}</span>
           <span class="small">${asset.name} on the ${network} network</span>
         </div>
         ${this.renderCopyButton('amount', due, 'Amount')}
@@ -287,7 +296,8 @@ export class CryptoCheckout extends LitElement {
 
   private renderView(view: CheckoutView): TemplateResult {
     const title = statusTitle(view);
-    const detail = statusDetail(view);
+    const dropped = view.status === 'COMPLETE' ? undefined : droppedText(this.dropped, view);
+    const detail = dropped ? `${dropped} ${statusDetail(view)}` : statusDetail(view);
     const reconnecting = this.sync.connection === 'reconnecting';
     return html`
       ${this.renderHeader(view)}
@@ -343,6 +353,9 @@ function changeMessage(previous: CheckoutView, next: CheckoutView): string | und
     .map((txn) => `${amountText(txn.receivedAmount, next.asset)}: ${transactionProgress(txn, next.confirmsNeeded)}.`);
   return progress.length > 0 ? progress.join(' ') : undefined;
 }
+
+// Amounts longer than this many characters get a smaller type, so a 320 px screen keeps them on one line.
+const LONG_AMOUNT = 12;
 
 const ICON_CLOCK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="12" r="9"></circle><path d="M12 7v5l3 2"></path></svg>`;
 const ICON_CHECK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="9"></circle><path d="m8 12 3 3 5-6"></path></svg>`;

@@ -98,9 +98,15 @@ export const styles = css`
     object-fit: contain;
     flex: none;
   }
+  .merchant-text {
+    min-inline-size: 0;
+  }
+  .merchant-name,
+  .merchant-invoice {
+    overflow-wrap: anywhere;
+  }
   .merchant-name {
     font-weight: 600;
-    overflow-wrap: anywhere;
   }
   .small,
   .label {
@@ -154,7 +160,10 @@ export const styles = css`
   .amount-value {
     font-size: 1.5rem;
     font-weight: 700;
-    overflow-wrap: anywhere;
+    overflow-wrap: break-word;
+  }
+  .amount-value[data-long] {
+    font-size: 1.125rem;
   }
 
   .qr {
@@ -259,8 +268,9 @@ export const styles = css`
     margin-block-start: 0.25rem;
   }
   .txn {
-    display: grid;
-    grid-template-columns: minmax(0, 1fr) auto;
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: space-between;
     gap: 0.125rem 0.75rem;
     padding: 0.625rem 0.75rem;
     background: var(--_surface);
@@ -268,7 +278,7 @@ export const styles = css`
   }
   .txn-amount {
     font-weight: 600;
-    white-space: nowrap;
+    overflow-wrap: anywhere;
   }
   .txn-progress[data-done] {
     color: var(--_success);
@@ -276,7 +286,7 @@ export const styles = css`
   }
   .txn-id,
   .txn-late {
-    grid-column: 1 / -1;
+    flex-basis: 100%;
   }
   .txn-id code {
     font-family: var(--_mono);
@@ -287,7 +297,7 @@ export const styles = css`
     font-size: 0.875rem;
   }
   .dots {
-    grid-column: 1 / -1;
+    flex-basis: 100%;
     display: flex;
     gap: 0.25rem;
   }

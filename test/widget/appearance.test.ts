@@ -2,7 +2,7 @@
 import { expect } from '@open-wc/testing';
 import { emulateMedia } from '@web/test-runner-commands';
 import type { CryptoCheckout } from '../../widget/crypto-checkout.element.ts';
-import { $, type FakeNetwork, fakeNetwork, openView, partialView, renderLoaded, viewResponse, xrpView } from './support.ts';
+import { $, $$, type FakeNetwork, fakeNetwork, openView, partialView, renderLoaded, viewResponse, xrpView } from './support.ts';
 
 /** Reads the QR's path back into a matrix of dark modules (quiet zone included). */
 function qrMatrix(el: CryptoCheckout): boolean[][] {
@@ -62,6 +62,30 @@ describe('<crypto-checkout> appearance', () => {
     const el = await renderLoaded();
     // 59 characters in byte mode need version 4 (33 modules) at level M.
     expect(qrMatrix(el).length - 8).to.equal(33);
+  });
+
+  it('fits a 320 px phone: a long invoice and amount wrap, and a transaction\'s amount never runs into its progress', async () => {
+    const partial = partialView();
+    network = fakeNetwork(() =>
+      viewResponse({
+        ...partial,
+        invoice: 'INV2026112300000000001234567890ABCDEFGHIJ',
+        amount: '987654321.12345678',
+        amountDue: '987654320.12345678',
+        transactions: [{ ...partial.transactions[0]!, receivedAmount: '1.00012345' }],
+      }),
+    );
+    const el = await renderLoaded();
+    el.style.display = 'block';
+    el.style.inlineSize = '320px';
+    await el.updateComplete;
+    const base = $(el, '[part~="base"]');
+    expect(base.scrollWidth, 'nothing wider than the card').to.be.at.most(base.clientWidth);
+    const amount = $(el, '.txn-amount').getBoundingClientRect();
+    const progress = $(el, '.txn-progress').getBoundingClientRect();
+    const overlap = amount.right > progress.left && progress.right > amount.left && amount.bottom > progress.top && progress.bottom > amount.top;
+    expect(overlap, 'amount and progress overlap').to.equal(false);
+    for (const node of $$(el, '.merchant-invoice, .amount-value')) expect(node.getBoundingClientRect().right).to.be.at.most(base.getBoundingClientRect().right);
   });
 
   it('follows prefers-color-scheme, unless theme forces a palette', async () => {

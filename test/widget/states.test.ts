@@ -121,9 +121,19 @@ describe('<crypto-checkout> states', () => {
     serve(expiredView(true));
     const el = await renderLoaded();
 
-    expect(partText(el, 'status')).to.contain('0.005 BTC was received: contact Demo Store');
+    expect(partText(el, 'status')).to.contain(
+      'This request for 0.01 BTC expired before the full amount arrived. 0.004 BTC arrived in time and 0.001 BTC after it expired: contact Demo Store',
+    );
     expect(partText(el, 'transactions')).to.contain('Arrived after the payment expired');
     await expect(el).to.be.accessible();
+  });
+
+  it('expired with only late funds: says they came after it expired, and what was asked', async () => {
+    const late = expiredView(true).transactions[1]!;
+    serve({ ...expiredView(), totalReceivedAmount: late.receivedAmount, transactions: [late] });
+    const el = await renderLoaded();
+
+    expect(partText(el, 'status')).to.contain('This request for 0.01 BTC expired before the full amount arrived. 0.001 BTC arrived after it expired: contact Demo Store');
   });
 
   it('not found: a clear message and no retry button', async () => {

@@ -6,7 +6,9 @@ import {
   $$,
   API_BASE,
   CHECKOUT_URL,
+  announced,
   completeView,
+  confirmingView,
   FakeEventSource,
   type FakeNetwork,
   fakeNetwork,
@@ -71,6 +73,22 @@ describe('<crypto-checkout> live updates', () => {
     expect($(el, '[part~="qr-code"] path').getAttribute('d')).to.not.equal(qrBefore);
     expect(partText(el, 'transactions')).to.contain('0.004 BTC');
     expect(el.checkout).to.deep.equal(partialView());
+  });
+
+  it('says so when a transaction it showed is dropped and the payment asks for the amount again', async () => {
+    network = fakeNetwork(() => viewResponse(confirmingView(0)));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    FakeEventSource.last.send(openView());
+    await el.updateComplete;
+
+    const dropped = 'The 0.01 BTC sent earlier was dropped by the Bitcoin network before it confirmed, so it does not count.';
+    expect(partText(el, 'status')).to.contain(`${dropped} Send exactly 0.01 BTC`);
+    await announced(el, dropped);
+    FakeEventSource.last.send(openView({ serverTime: '2026-11-22T02:54:01.987Z' }));
+    await el.updateComplete;
+    expect(partText(el, 'status')).to.contain(dropped, 'still said on the next update');
   });
 
   it('falls back to polling with If-None-Match when the stream is refused, and takes 304 as "unchanged"', async () => {
