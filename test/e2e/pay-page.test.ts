@@ -174,8 +174,9 @@ describe('hosted payer page /pay', () => {
     }
   });
 
-  it('works with JavaScript off, on a 320 px wide screen', async () => {
-    const payment = await createPayment({ amount: '25', asset: { short: 'XRP', network: 'ripple' }, invoice: 'INV-7' });
+  it('works with JavaScript off, on a 320 px wide screen, even with a long unbroken invoice', async () => {
+    const invoice = `INV7${'0'.repeat(60)}`;
+    const payment = await createPayment({ amount: '25', asset: { short: 'XRP', network: 'ripple' }, invoice });
     const page = await browser.newPage();
     await page.setJavaScriptEnabled(false);
     await page.setViewport({ width: 320, height: 640 });
@@ -192,6 +193,7 @@ describe('hosted payer page /pay', () => {
     assert.ok(shown.includes(payment.addressTo));
     assert.match(shown, new RegExp(`Destination tag \\(required\\)\\s+${payment.destTag}`));
     assert.match(shown, /This page reloads every 30 seconds/);
+    assert.ok(shown.replace(/\s+/g, '').includes(invoice), 'the invoice is shown whole, wrapped');
     assert.equal(overflow, 0);
   });
 
