@@ -27,8 +27,13 @@ export const MAX_GROUP = 64;
 export function createGroupCommit(db: Db) {
   let queue: Pending[] = [];
   let scheduled = false;
-  // Called inside the group's transaction, better-sqlite3 runs this in a savepoint.
-  const inSavepoint = db.transaction((work: () => unknown) => work());
+  // Called inside the group's transaction, better-sqlite3 runs this in a savepoint. Work that
+  // returns a promise would go on after the savepoint (and maybe the commit): refused, rolled back.
+  const inSavepoint = db.transaction((work: () => unknown) => {
+    const value = work();
+    if (typeof (value as { then?: unknown } | null)?.then === 'function') throw new TypeError('group commit work must be synchronous; it returned a promise');
+    return value;
+  });
   const runGroup = db.transaction((group: Pending[]): Outcome[] =>
     group.map((unit): Outcome => {
       try {

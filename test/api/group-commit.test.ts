@@ -64,6 +64,13 @@ describe('group commit', () => {
     assert.deepEqual(stored(), ['a', 'c']);
   });
 
+  test('refuses work that returns a promise, rolling back what it wrote', async () => {
+    const writes = createGroupCommit(db);
+    const result = writes.run(async () => insert('async')());
+    await assert.rejects(result, { name: 'TypeError', message: 'group commit work must be synchronous; it returned a promise' });
+    assert.deepEqual(stored(), []);
+  });
+
   test('fails every unit and stores none when the commit fails', async () => {
     const writes = createGroupCommit(db);
     const results = await Promise.allSettled([writes.run(insert('a')), writes.run(insert('orphan', 42)), writes.run(insert('c'))]);
