@@ -44,8 +44,9 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     const snapshot = checkout.snapshot(req.params.id);
     res.setHeader('ETag', snapshot.etag);
     res.setHeader('Cache-Control', 'no-cache');
-    if (matches(req.get('If-None-Match'), snapshot.etag)) {
-      res.status(304).end();
+    if (matches(req.headers['if-none-match'], snapshot.etag)) {
+      res.statusCode = 304;
+      res.end();
       return;
     }
     sendJsonText(res, snapshot.json);

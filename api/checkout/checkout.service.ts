@@ -107,7 +107,9 @@ export function createCheckoutService(deps: {
       get view() {
         return { ...rendered.body, serverTime };
       },
-      json: `${rendered.openJson},"serverTime":"${serverTime}"}` as JsonText,
+      get json() {
+        return `${rendered.openJson},"serverTime":"${serverTime}"}` as JsonText;
+      },
       etag: rendered.etag,
       terminal: rendered.terminal,
       expiresAt: rendered.expiresAt,

@@ -20,6 +20,9 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
 /** Reads the body as raw bytes, up to the limit (413 beyond). */
 export const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
 
+// One decoder for every request: without { stream: true } a decode carries nothing over.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses the raw bytes as JSON (400 invalid-json otherwise). */
 export const parseJsonBody: RequestHandler = (req, _res, next) => {
   const raw: unknown = req.body;
@@ -29,7 +32,7 @@ export const parseJsonBody: RequestHandler = (req, _res, next) => {
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    text = UTF8.decode(raw);
   } catch {
     next(new ApiError(400, 'invalid-json', 'The request body is not valid UTF-8.'));
     return;
