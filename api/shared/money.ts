@@ -32,11 +32,20 @@ export function parseAmount(value: string): Amount {
  * digits than that is a programming error, never silently rounded.
  */
 export function formatAmount(value: Amount | string, decimals: number): string {
+  // Stored amounts are already in this form; every view renders several of them.
+  if (typeof value === 'string' && isCanonical(value, decimals)) return value;
   const amount = typeof value === 'string' ? new Amount(value) : value;
   if (amount.decimalPlaces() > decimals) {
     throw new Error(`amount ${amount.toFixed()} has more than ${decimals} fractional digits`);
   }
   return amount.toFixed(decimals);
+}
+
+const CANONICAL = Array.from({ length: 19 }, (_, decimals) => new RegExp(decimals === 0 ? '^(?:0|[1-9][0-9]*)$' : `^(?:0|[1-9][0-9]*)\\.[0-9]{${decimals}}$`));
+
+// Whether a decimal string already reads exactly as formatAmount renders it.
+function isCanonical(value: string, decimals: number): boolean {
+  return CANONICAL[decimals]?.test(value) ?? false;
 }
 
 /** Adds decimal strings exactly. */
