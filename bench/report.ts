@@ -17,7 +17,7 @@ export interface Results {
   scale: { small: Comparison; large: Comparison; matches: number };
   peakRss: { bytes: number; first: number; second: number };
   weights: { widget: Weight; hosted: Weight; budget: number };
-  settings: { connections: number; rounds: number; readSeconds: number; createsPerRound: number; poolSize: number };
+  settings: { connections: number; rounds: number; readSeconds: number; readWarmupSeconds: number; createsPerRound: number; createWarmup: number; poolSize: number };
   elapsedSeconds: number;
 }
 
@@ -105,8 +105,9 @@ ${rendered}
   child process (LOG_LEVEL=warn, simulator on, no block timer) on a fresh temporary DATA_DIR. The reference is
   \`bench/reference-server.ts\`, a bare Express 5 app compiled and started the same way, answering each row with the same bytes the service answered
   (its POST route reads and parses the JSON body; its 304 route sends no body).
-- autocannon, ${settings.connections} connections, loads the two alternately: a warm-up each, then ${settings.rounds} rounds per
-  row (reads ${settings.readSeconds} s per round, creates ${settings.createsPerRound} requests per round), swapping which goes first every round.
+- autocannon, ${settings.connections} connections, loads the two alternately: a warm-up each (reads ${settings.readWarmupSeconds} s, creates
+  ${settings.createWarmup.toLocaleString('en')} requests), then ${settings.rounds} rounds per row (reads ${settings.readSeconds} s per round, creates ${settings.createsPerRound} requests per
+  round), swapping which goes first every round.
   Figures are medians over the rounds; the ratio is the median of the per-round ratios. Latency
   percentiles are the service's, from every response's own time. CPU µs/req is each server process's
   user + system time (all threads, /proc/<pid>/stat) over the requests it answered in the round: less
