@@ -158,7 +158,6 @@ export function createPaymentStore(db: Db) {
        @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`,
   );
   const byId = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id = ?');
-  const byMerchantAndId = db.prepare<[string, string], PaymentRow>('SELECT * FROM payments WHERE merchant_id = ? AND id = ?');
   const byIds = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id IN (SELECT value FROM json_each(?))');
   const stampById = db.prepare<[string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?');
   const stampByMerchantAndId = db.prepare<[string, string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE merchant_id = ? AND id = ?');
@@ -250,11 +249,6 @@ export function createPaymentStore(db: Db) {
     /** A payment by id, whoever owns it (the payer's view). */
     findById(id: string): Payment | undefined {
       const row = byId.get(id);
-      return row && toPayment(row);
-    },
-    /** A payment by id, only if this merchant owns it. */
-    findForMerchant(merchantId: string, id: string): Payment | undefined {
-      const row = byMerchantAndId.get(merchantId, id);
       return row && toPayment(row);
     },
     /** The payment a receiving address (and tag) was handed to. */
