@@ -1,6 +1,7 @@
 /** Schemas shared by several resources, in requests and responses. */
 import { z } from 'zod';
 import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './list-envelope.ts';
 import { text } from './validate.ts';
 
 /** A request amount: a decimal string, positive, at most one billion. */
@@ -84,7 +85,7 @@ export function pageQuery(minPage: number) {
       .transform(Number);
   return {
     page: whole(minPage, MAX_PAGE).optional().meta({ description: `Page number, from ${minPage}.`, type: 'integer', minimum: minPage, maximum: MAX_PAGE }),
-    limit: whole(1, 100).optional().meta({ description: 'Records per page, 1 to 100 (default 20).', type: 'integer', minimum: 1, maximum: 100 }),
+    limit: whole(1, MAX_LIMIT).optional().meta({ description: `Records per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`, type: 'integer', minimum: 1, maximum: MAX_LIMIT }),
   };
 }
 

@@ -8,3 +8,6 @@ export interface ListEnvelope<T> {
 
 /** The default number of records per page. */
 export const DEFAULT_LIMIT = 20;
+
+/** The most records a page holds. */
+export const MAX_LIMIT = 100;

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open-database.ts';
+import { MAX_LIMIT } from '../http/list-envelope.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import type { PaymentStatus } from './payment-status.ts';
 import type { PaymentStamp } from './payment-view-cache.ts';
@@ -143,8 +144,6 @@ const FILTER_SQL = {
     OR (status = 'OPEN' AND expires_at <= @now AND 'EXPIRED' IN (SELECT value FROM json_each(@statuses))))`,
 } as const;
 type FilterName = keyof typeof FILTER_SQL;
-/** The largest page the list endpoints serve. */
-const MAX_PAGE_LIMIT = 100;
 // Prepared page statements kept: 16 filter sets by a handful of page sizes covers real use.
 const PAGE_STATEMENTS_KEPT = 64;
 const FILTER_NAMES = Object.keys(FILTER_SQL) as FilterName[];
@@ -212,7 +211,7 @@ export function createPaymentStore(db: Db) {
   // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as with
   // a bound parameter. One statement per filter set and limit, the least recently used dropped.
   function pageStatement(filters: FilterName[], limit: number) {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_PAGE_LIMIT}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
     const key = `${filters.join(',')}|${limit}`;
     let statement = pageStatements.get(key);
     if (statement) {

@@ -7,11 +7,6 @@ export function newId(): string {
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Whether a string has the shape of a UUID (any version). */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
-
 /** A record id as stored (UUIDs are case-insensitive; ours are lowercase), or undefined if it is not a UUID. */
 export function storedId(value: string): string | undefined {
   return UUID_PATTERN.test(value) ? value.toLowerCase() : undefined;
