@@ -213,12 +213,10 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
 
     /** How many unclaimed addresses each derived network has ready. */
     sizes(): Record<string, number> {
-      return Object.fromEntries(
-        registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => [n.name, countPooled.get(n.name)!.n]),
-      );
+      return Object.fromEntries(derivedNetworks.map((network) => [network, countPooled.get(network)!.n]));
     },
 
-    /** Stops the worker; pending batches are dropped (their indexes are simply skipped). */
+    /** Stops the worker; pending batches fail and are dropped (their indexes are simply skipped). */
     async close(): Promise<void> {
       closed = true;
       await stopWorker();
