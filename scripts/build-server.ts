@@ -4,8 +4,9 @@
  * TypeScript loader.
  *
  * The build is made in a fresh folder and then swapped in, so nothing deleted from the sources
- * (a module, a migration) lingers, and a server already running from dist/server (a test, a
- * bench) never sees a half-written folder.
+ * (a module, a migration) lingers and a server never starts from a half-written folder. The swap
+ * is two renames, not one atomic step: a server already running that loads a file later (the
+ * derivation worker) can miss it for that moment; its address pool then retries on the next refill.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
