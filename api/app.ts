@@ -2,6 +2,7 @@
 import express, { type Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { balanceRoutes } from './balance/balance.routes.ts';
 import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.routes.ts';
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
@@ -14,7 +15,7 @@ import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
-import { balanceRoutes, withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
+import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 
 /** Where `npm run build` writes the widget bundle and the hosted page's assets. */
 export const DIST_DIR = path.join(findProjectRoot(path.dirname(fileURLToPath(import.meta.url))), 'dist');
@@ -50,7 +51,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   // Each resource at its own prefix, so a request enters only the router that serves it.
   app.use('/v2/payment', paymentRoutes(services.payments, auth));
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, auth));
-  app.use('/v2/balance', balanceRoutes(services.withdrawals, auth));
+  app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/assets', assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);

@@ -9,6 +9,8 @@ export interface Config {
   readonly port: number;
   readonly publicUrl: string;
   readonly dataDir: string;
+  /** PostgreSQL connection URL; unset means SQLite in DATA_DIR. */
+  readonly databaseUrl: string | undefined;
   readonly simulator: boolean;
   readonly simulatorBlockSeconds: number;
   readonly paymentTimeoutSeconds: number;
@@ -60,6 +62,21 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a URL like postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${url.protocol}//…"`);
+  }
+  return raw;
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -72,6 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (serverKeyHex !== undefined && !/^[0-9a-fA-F]{64}$/.test(serverKeyHex)) {
     throw new ConfigError('SERVER_KEY must be 64 hexadecimal characters (32 bytes)');
   }
+  const databaseUrl = databaseUrlOf(env);
+  if (databaseUrl !== undefined && serverKeyHex === undefined) {
+    throw new ConfigError('SERVER_KEY is required with DATABASE_URL: every instance must seal and open merchant keys with the same key (64 hexadecimal characters)');
+  }
   const simulator = onOff(env, 'SIMULATOR', !production);
   if (simulator && production) {
     throw new ConfigError('SIMULATOR cannot be on when NODE_ENV=production');
@@ -80,12 +101,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     publicUrl: publicUrl(env, port),
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl,
     simulator,
     simulatorBlockSeconds: integer(env, 'SIMULATOR_BLOCK_SECONDS', 10, 0, 86400),
     paymentTimeoutSeconds: integer(env, 'PAYMENT_TIMEOUT_SECONDS', 3600, 60, 30 * 86400),
     logLevel,
     serverKeyHex,
-    addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 200, 0, 100000),
+    addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 1000, 0, 100000),
     production,
   });
 }

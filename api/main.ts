@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createApp, DIST_DIR } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
-import { startJobs } from './jobs.ts';
+import { startJobs } from './jobs/jobs.ts';
 import { ensureDemoMerchant } from './merchants/demo-merchant.ts';
 import { loadServerKey } from './merchants/server-key.ts';
 import { createServices } from './services.ts';
@@ -12,13 +12,18 @@ import { systemClock } from './shared/clock.ts';
 import { createLogger } from './shared/logger.ts';
 import { extraMounts } from './mounts.ts';
 
-function start(): void {
+async function start(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = openDatabase(path.join(config.dataDir, 'checkout.db'));
-  const services = createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
+  let db;
+  try {
+    db = await openDatabase(config, logger);
+  } catch (err) {
+    throw new Error(`cannot open the database${config.databaseUrl ? ' at DATABASE_URL' : ''}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const services = await createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
 
-  const demo = config.production ? undefined : ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
+  const demo = config.production ? undefined : await ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
   if (demo) {
     process.stdout.write(
       `\nDemo merchant "${demo.merchant.name}" created (keys shown once; also in ${path.join(config.dataDir, 'demo-merchant.json')}):\n` +
@@ -31,7 +36,7 @@ function start(): void {
 
   const app = createApp(services, { mounts: extraMounts(services) });
   const server = app.listen(config.port, () => {
-    logger.info({ url: config.publicUrl, dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
+    logger.info({ url: config.publicUrl, storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
     process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   });
   server.on('error', (err) => {
@@ -45,12 +50,12 @@ function start(): void {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    stopJobs();
+    const jobsStopped = stopJobs();
     server.close(() => {
-      void services.close().then(() => {
-        db.close();
-        process.exit(0);
-      });
+      void jobsStopped
+        .then(() => services.close())
+        .then(() => db.close())
+        .finally(() => process.exit(0));
     });
     // Live payer streams never end on their own.
     server.closeIdleConnections();
@@ -60,10 +65,8 @@ function start(): void {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-try {
-  start();
-} catch (err) {
+start().catch((err: unknown) => {
   const message = err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err);
   process.stderr.write(`crypto-checkout: ${message}\n`);
   process.exit(1);
-}
+});

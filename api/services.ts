@@ -1,28 +1,28 @@
-/** The composition root of the domain: every store and use case, wired once. */
-import { createLedger } from './balance/ledger.store.ts';
+/** Wires every use case over one database: the only place that knows what needs what. */
+import { createBalanceService } from './balance/balance.service.ts';
+import type { Config } from './config.ts';
 import { createCheckoutService } from './checkout/checkout.service.ts';
 import { createPaymentEvents } from './checkout/payment-events.ts';
-import type { Config } from './config.ts';
-import { createGroupCommit } from './db/group-commit.ts';
-import type { Db } from './db/open-database.ts';
+import type { Database } from './db/database.ts';
 import { createMerchantService } from './merchants/merchant.service.ts';
-import { createMerchantStore } from './merchants/merchant.store.ts';
 import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
 import { createChainWatcher } from './networks/chain-watcher.ts';
 import { ensureHdAccounts } from './networks/hd-wallet.ts';
+import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
+import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentService } from './payments/payment.service.ts';
-import { createPaymentStore } from './payments/payment.store.ts';
 import type { Clock } from './shared/clock.ts';
 import type { Logger } from './shared/logger.ts';
 import { createSimulator } from './simulator/simulator.ts';
+import { createUnitOfWork } from './unit-of-work.ts';
+import { createPayoutTracker } from './withdrawals/payout-tracker.ts';
 import { createWithdrawalService } from './withdrawals/withdrawal.service.ts';
-import { createWithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
 /** What the services are built from. */
 export interface ServiceOptions {
-  db: Db;
+  db: Database;
   config: Config;
   clock: Clock;
   logger: Logger;
@@ -30,20 +30,18 @@ export interface ServiceOptions {
 }
 
 /** Builds every service over one database. */
-export function createServices(options: ServiceOptions) {
+export async function createServices(options: ServiceOptions) {
   const { db, config, clock, logger, serverKey } = options;
-  const registry = loadAssetRegistry(db, config.publicUrl);
-  const mnemonicFile = ensureHdAccounts(db, registry, config.dataDir);
+  const uow = createUnitOfWork(db);
+  const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl);
+  const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.dataDir);
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
-  const events = createPaymentEvents();
-  const merchants = createMerchantService({ store: createMerchantStore(db), serverKey, clock });
-  merchants.checkServerKey();
-  const paymentStore = createPaymentStore(db);
-  const withdrawalStore = createWithdrawalStore(db);
-  const ledger = createLedger(db, clock);
-  const addressPool = createAddressPool({ db, registry, poolSize: config.addressPoolSize, logger });
-  const simulator = config.simulator ? createSimulator({ db, registry, clock }) : undefined;
+  const events = await createPaymentEvents(db);
+  const merchants = createMerchantService({ store: uow.stores.merchants, serverKey, clock });
+  await merchants.checkServerKey();
+  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
+  const simulator = config.simulator ? await createSimulator({ uow, registry, clock }) : undefined;
 
   const adapter = (network: string): NetworkAdapter => {
     if (simulator) return simulator.adapter(network);
@@ -51,23 +49,29 @@ export function createServices(options: ServiceOptions) {
   };
 
   const payments = createPaymentService({
-    db,
-    writes: createGroupCommit(db),
-    store: paymentStore,
+    uow,
     registry,
     addressPool,
     clock,
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
   });
-  const withdrawals = createWithdrawalService({ db, store: withdrawalStore, ledger, registry, clock, adapter, logger });
-  const watcher = createChainWatcher({ db, payments: paymentStore, withdrawals: withdrawalStore, ledger, registry, clock, events, logger });
+  const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger });
+  const balance = createBalanceService({ uow, registry });
+  const watcher = createChainWatcher({
+    uow,
+    receipts: createPaymentReceipts({ registry, clock, logger }),
+    payouts: createPayoutTracker({ registry, clock }),
+    events,
+  });
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
-  const checkout = createCheckoutService({ db, payments: paymentStore, merchants, registry, clock, events });
+  const checkout = createCheckoutService({ uow, merchants, registry, clock, events });
+  const expirySweep = createExpirySweep({ uow, clock, events });
 
   return {
     config,
     db,
+    uow,
     clock,
     logger,
     registry,
@@ -75,8 +79,9 @@ export function createServices(options: ServiceOptions) {
     merchants,
     payments,
     withdrawals,
-    ledger,
+    balance,
     checkout,
+    expirySweep,
     addressPool,
     simulator,
     watcher,
@@ -89,4 +94,4 @@ export function createServices(options: ServiceOptions) {
 }
 
 /** Every service. */
-export type Services = ReturnType<typeof createServices>;
+export type Services = Awaited<ReturnType<typeof createServices>>;

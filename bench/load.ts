@@ -163,3 +163,54 @@ export async function compare(
     rounds,
   };
 }
+
+/**
+ * Like `compare`, but the service side is several instances loaded at once (the connections split
+ * between them), as behind a load balancer: its figures are the sum of their rates, the worst of
+ * their latency medians, and their CPU over all the requests they answered.
+ */
+export async function compareSpread(
+  targets: { services: Target[]; reference: Target },
+  paths: { service: string; reference: string },
+  spec: LoadSpec,
+  shape: LoadShape & { rounds: number; warmup: LoadShape },
+): Promise<Comparison> {
+  const split = (total: LoadShape) =>
+    targets.services.map(() => ({
+      ...total,
+      connections: Math.max(1, Math.round(total.connections / targets.services.length)),
+      ...(total.amount ? { amount: Math.ceil(total.amount / targets.services.length) } : {}),
+    }));
+  const spread = async (total: LoadShape): Promise<RoundResult> => {
+    const shapes = split(total);
+    const results = await Promise.all(targets.services.map((service, i) => loadOnce(service, paths.service, spec, shapes[i]!)));
+    const requests = results.reduce((sum, r) => sum + r.requests, 0);
+    return {
+      requestsPerSecond: results.reduce((sum, r) => sum + r.requestsPerSecond, 0),
+      p50: Math.max(...results.map((r) => r.p50)),
+      p99: Math.max(...results.map((r) => r.p99)),
+      requests,
+      cpuMicros: results.reduce((sum, r) => sum + r.cpuMicros * r.requests, 0) / requests,
+    };
+  };
+  await spread(shape.warmup);
+  await loadOnce(targets.reference, paths.reference, spec, shape.warmup);
+  const rounds: Comparison['rounds'] = [];
+  for (let i = 0; i < shape.rounds; i++) {
+    const ours = await spread(shape);
+    const reference = await loadOnce(targets.reference, paths.reference, spec, shape);
+    rounds.push({ ours, reference });
+  }
+  return {
+    ours: median(rounds.map((r) => r.ours.requestsPerSecond)),
+    reference: median(rounds.map((r) => r.reference.requestsPerSecond)),
+    ratio: median(rounds.map((r) => r.ours.requestsPerSecond / r.reference.requestsPerSecond)),
+    p50: median(rounds.map((r) => r.ours.p50)),
+    p99: median(rounds.map((r) => r.ours.p99)),
+    referenceP50: median(rounds.map((r) => r.reference.p50)),
+    referenceP99: median(rounds.map((r) => r.reference.p99)),
+    cpuMicros: median(rounds.map((r) => r.ours.cpuMicros)),
+    referenceCpuMicros: median(rounds.map((r) => r.reference.cpuMicros)),
+    rounds,
+  };
+}

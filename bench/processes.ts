@@ -67,8 +67,11 @@ async function startNode(script: string, port: number, env: Record<string, strin
   };
 }
 
-/** Starts the real service on a data directory; `poolSize` is ADDRESS_POOL_SIZE. */
-export function startService(dataDir: string, port: number, poolSize: number, nodeFlags: NodeFlags = []): Promise<BenchProcess> {
+/**
+ * Starts the real service on a data directory; `poolSize` is ADDRESS_POOL_SIZE (undefined: the
+ * default); `env` adds variables (DATABASE_URL and SERVER_KEY for PostgreSQL, PUBLIC_URL).
+ */
+export function startService(dataDir: string, port: number, poolSize: number | undefined, nodeFlags: NodeFlags = [], env: Record<string, string> = {}): Promise<BenchProcess> {
   return startNode(
     SERVER_ENTRY,
     port,
@@ -78,7 +81,8 @@ export function startService(dataDir: string, port: number, poolSize: number, no
       LOG_LEVEL: 'warn',
       SIMULATOR: 'on',
       SIMULATOR_BLOCK_SECONDS: '0',
-      ADDRESS_POOL_SIZE: String(poolSize),
+      ...(poolSize === undefined ? {} : { ADDRESS_POOL_SIZE: String(poolSize) }),
+      ...env,
     },
     nodeFlags,
   );

@@ -31,7 +31,7 @@ const poolSize = row === 'create' ? 2 * Math.ceil(CREATES / 5) + 100 : 0;
 const port = await freePort();
 const { dataDir } = await prepareDataDir(port);
 try {
-  if (row === 'list-large') seedPayments(dataDir, LARGE_TABLE);
+  if (row === 'list-large') await seedPayments(dataDir, LARGE_TABLE);
   const service = await startService(dataDir, port, poolSize, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
   try {
     if (poolSize > 0) await waitForFullPool(dataDir, POOLED_NETWORKS, poolSize, 180_000);

@@ -114,7 +114,7 @@ ${rendered}
   sensitive to other load on the machine than req/s.
 - Creates: every request is a new body (own invoice and customer), signed with the demo merchant's
   secret key (X-HMAC over its bytes), cycling BTC, LTC, USDT-ERC20, USDT-TRC20 and XRP. The address pool
-  (${settings.poolSize} per network) is full before the first round and never drops below half, so no key is derived
+  (${settings.poolSize} per network) is full before the first round and never drops below three quarters (where a refill would start), so no key is derived
   during the measurement.
 - Reads look at a payment made through the API with one partial transaction seen. The 304 row sends the
   payment's current ETag in If-None-Match.

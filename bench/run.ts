@@ -12,9 +12,10 @@ import { BUDGET_BYTES, hostedPageWeight, widgetWeight } from './page-weight.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, peakRss, startReference, startService } from './processes.ts';
 import { formatResults, type Row } from './report.ts';
-import { LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
+import { demoKeys, LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
 import { seedPayments } from './seed.ts';
-import { POOLED_NETWORKS } from './signed-create.ts';
+import { postgresRows } from './postgres-rows.ts';
+import { createRequests, POOLED_NETWORKS } from './signed-create.ts';
 
 type Shape = LoadShape & { rounds: number; warmup: LoadShape };
 
@@ -28,22 +29,29 @@ const CREATES_PER_ROUND = 600;
 const CREATE_WARMUP = 1_500;
 const CREATE_SHAPE: Shape = { connections: CONNECTIONS, seconds: 0, amount: CREATES_PER_ROUND, rounds: ROUNDS, warmup: { connections: CONNECTIONS, seconds: 0, amount: CREATE_WARMUP } };
 // Creates cycle through five networks, four of which claim pooled addresses. The pool refills once
-// half of a network's addresses are gone, so it is sized to stay above half for the whole run:
-// no key derivation competes with the measurement.
+// a quarter of a network's addresses are gone, so it is sized to stay above three quarters for the
+// whole run: no key derivation competes with the measurement.
 const CREATES_PER_POOLED_NETWORK = Math.ceil((CREATE_SHAPE.rounds * CREATES_PER_ROUND + CREATE_SHAPE.warmup.amount! + 10) / 5);
-const POOL_SIZE = 2 * CREATES_PER_POOLED_NETWORK + 100;
+const POOL_SIZE = 4 * CREATES_PER_POOLED_NETWORK + 100;
+/** ADDRESS_POOL_SIZE when it is not set. */
+const DEFAULT_POOL_SIZE = 1000;
 
 function log(message: string): void {
   process.stdout.write(`${message}\n`);
 }
 
-async function measure(label: string, key: string, service: BenchProcess, reference: BenchProcess, spec: RowSpec, shape: Shape): Promise<Comparison> {
+/** Tells the reference what to answer on /r/<key>. */
+async function setReference(reference: BenchProcess, key: string, spec: RowSpec): Promise<void> {
   const set = await fetch(`${reference.url}/__doc/${key}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ status: spec.referenceStatus, body: spec.referenceBody }),
   });
   if (set.status !== 204) throw new Error(`could not set the reference document of ${key}: ${set.status}`);
+}
+
+async function measure(label: string, key: string, service: BenchProcess, reference: BenchProcess, spec: RowSpec, shape: Shape): Promise<Comparison> {
+  await setReference(reference, key, spec);
   const started = performance.now();
   const result = await compare({ service, reference }, { service: spec.path, reference: `/r/${key}` }, spec, shape);
   log(
@@ -51,6 +59,37 @@ async function measure(label: string, key: string, service: BenchProcess, refere
       `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, CPU ${result.cpuMicros.toFixed(0)} vs ${result.referenceCpuMicros.toFixed(0)} µs/req [${((performance.now() - started) / 1000).toFixed(1)} s]`,
   );
   return result;
+}
+
+const BURST_SHAPE: Shape = { connections: 16, seconds: 0, amount: 2_500, rounds: 3, warmup: { connections: 16, seconds: 0, amount: 1_000 } };
+
+async function oneNetworkBurst(reference: BenchProcess, nodeFlags: string[]): Promise<Row> {
+  const port = await freePort();
+  const { dataDir } = await prepareDataDir(port, 0);
+  let service: BenchProcess | undefined;
+  try {
+    service = await startService(dataDir, port, undefined, nodeFlags);
+    const waited = await waitForFullPool(dataDir, ['bitcoin'], DEFAULT_POOL_SIZE, 180_000);
+    log(`bench: one-network burst: default pool (${DEFAULT_POOL_SIZE}) full after ${waited.toFixed(1)} s`);
+    const keys = demoKeys(dataDir);
+    const mixed = createRequests(keys, keys.shopUrl);
+    // Every fifth request of the mixed generator is BTC; take those only.
+    const bitcoinOnly = () => {
+      for (;;) {
+        const request = mixed();
+        if (request.body.includes('"network":"bitcoin"')) return request;
+      }
+    };
+    const sample = bitcoinOnly();
+    const created = await fetch(`${service.url}/v2/payment`, { method: 'POST', headers: sample.headers, body: sample.body });
+    const spec: RowSpec = { method: 'POST', path: '/v2/payment', perRequest: bitcoinOnly, expectStatus: 200, referenceStatus: 200, referenceBody: await created.json() };
+    const label = `POST /v2/payment, BTC only, default pool, 16 connections`;
+    const result = await measure(label, 'burst', service, reference, spec, BURST_SHAPE);
+    return { label, result, target: 0.5 };
+  } finally {
+    await service?.stop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
@@ -61,7 +100,7 @@ async function main(): Promise<void> {
   const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   log(`bench: ${os.cpus().length} cores, Node ${process.version}; address pool ${POOL_SIZE} per network`);
   const { dataDir, seeded } = await prepareDataDir(port);
-  log(`bench: data in ${dataDir}; seeded ${seeded.inserted} payments in ${seeded.ms.toFixed(0)} ms`);
+  log(`bench: data in ${dataDir}; seeded ${seeded!.inserted} payments in ${seeded!.ms.toFixed(0)} ms`);
   const running: BenchProcess[] = [];
   try {
     const reference = await startReference(await freePort());
@@ -87,7 +126,26 @@ async function main(): Promise<void> {
     const peakFirst = peakRss(service.pid);
     await running.pop()!.stop();
 
-    const large = seedPayments(dataDir, LARGE_TABLE);
+    // The same requests on PostgreSQL: a copy of this database, one instance, then three.
+    rows.push(
+      ...(await postgresRows({
+        dataDir,
+        poolSize: POOL_SIZE,
+        nodeFlags,
+        reference,
+        readShape: READ_SHAPE,
+        createShape: CREATE_SHAPE,
+        log,
+        measure: (label, key, target, spec, shape) => measure(label, key, target, reference, spec, shape),
+        setReference: (key, spec) => setReference(reference, key, spec),
+      })),
+    );
+
+    // A burst of creates on one network, as a new user's first try: default settings (the default
+    // address pool), 16 connections, far more creates than the pool holds.
+    rows.push(await oneNetworkBurst(reference, nodeFlags));
+
+    const large = await seedPayments(dataDir, LARGE_TABLE);
     log(`bench: seeded ${large.inserted} more payments (${large.totalPayments} in all) in ${large.ms.toFixed(0)} ms`);
     // No creates from here on, so no pool: the derivation worker never starts.
     service = await startService(dataDir, port, 0, nodeFlags);

@@ -35,11 +35,11 @@ export type RowKey = 'create' | 'payment' | 'checkout' | 'checkout-304' | 'list'
  * A fresh data directory on which the service has started once (schema, demo merchant, HD keys),
  * then holding SMALL_TABLE seeded payments. The service is stopped when this returns.
  */
-export async function prepareDataDir(port: number): Promise<{ dataDir: string; seeded: SeedResult }> {
+export async function prepareDataDir(port: number, seed = SMALL_TABLE): Promise<{ dataDir: string; seeded: SeedResult | undefined }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-'));
   const bootstrap = await startService(dataDir, port, 0);
   await bootstrap.stop();
-  return { dataDir, seeded: seedPayments(dataDir, SMALL_TABLE) };
+  return { dataDir, seeded: seed > 0 ? await seedPayments(dataDir, seed) : undefined };
 }
 
 async function json(url: string, init?: RequestInit): Promise<{ status: number; body: unknown; headers: Headers }> {

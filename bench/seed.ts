@@ -2,7 +2,8 @@
  * Fills a stopped service's database with a merchant's payment history, straight into SQLite in
  * one transaction (100k HTTP calls would take longer than the whole benchmark).
  *
- * Rows go through the project's own payment store. Seeded payment `n` always gets the same asset,
+ * Rows are written with the payment store's column layout, through better-sqlite3 directly (the
+ * service's store is async and per statement; a bulk load wants one synchronous transaction). Seeded payment `n` always gets the same asset,
  * amount, status and invoice (`order-<n>`), so a database seeded to 100k holds the 1k one's rows
  * unchanged and a filtered lookup matches the same payments at both sizes. Everything seeded is
  * history (created 1 to 70 days ago): COMPLETE with one confirmed transaction, or EXPIRED, some
@@ -18,12 +19,15 @@ import { addr as ethAddress } from 'micro-eth-signer';
 import { encodeAccountID } from 'ripple-address-codec';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { openDatabase } from '../api/db/open-database.ts';
+import Database from 'better-sqlite3';
+import { openSqliteDatabase } from '../api/db/sqlite-database.ts';
+import { AssetStore } from '../api/networks/asset.store.ts';
 import { readDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import { addressCodec } from '../api/networks/address-codecs.ts';
 import { loadAssetRegistry } from '../api/networks/asset-registry.ts';
 import { deriveReceiveAddress } from '../api/networks/hd-wallet.ts';
-import { createPaymentStore, type NewPayment } from '../api/payments/payment.store.ts';
+import type { NewPayment, PaymentTransaction } from '../api/payments/payment.store.ts';
+import { customerColumns } from '../api/shared/customer.ts';
 import { newId } from '../api/shared/ids.ts';
 import { formatAmount } from '../api/shared/money.ts';
 
@@ -85,18 +89,34 @@ export interface SeedResult {
  * Adds seeded payments for the demo merchant in DATA_DIR until the payments table holds
  * `targetTotal` rows (payments made through the API count too). The service must be stopped.
  */
-export function seedPayments(dataDir: string, targetTotal: number): SeedResult {
+export async function seedPayments(dataDir: string, targetTotal: number): Promise<SeedResult> {
   const started = performance.now();
   const demo = readDemoMerchant(dataDir);
   if (!demo) throw new Error(`no demo merchant in ${dataDir}: start the service there once first`);
-  const db = openDatabase(path.join(dataDir, 'checkout.db'));
+  const file = path.join(dataDir, 'checkout.db');
+  const migrated = openSqliteDatabase(file);
+  const registry = await loadAssetRegistry(new AssetStore(migrated), 'http://bench.invalid');
+  await migrated.close();
+  const db = new Database(file, { timeout: 10_000 });
   // A page cache that holds the indexes, so 100k random-UUID inserts do not thrash the default 2 MB.
   db.pragma('cache_size = -262144');
   // Every reference is built here from rows just read, so the per-row foreign-key lookups add nothing.
   db.pragma('foreign_keys = OFF');
   try {
-    const registry = loadAssetRegistry(db, 'http://bench.invalid');
-    const store = createPaymentStore(db);
+    const insertPayment = db.prepare(
+      `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
+         checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
+       VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
+         @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`,
+    );
+    const insertTransaction = db.prepare(
+      `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
+       VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt)`,
+    );
+    const store = {
+      insert: ({ customer, ...payment }: NewPayment) => insertPayment.run({ ...payment, ...customerColumns(customer) }),
+      insertTransaction: (t: Omit<PaymentTransaction, 'id'>) => insertTransaction.run({ ...t, late: t.late ? 1 : 0 }),
+    };
     const assets = registry.assets();
     const existing = (db.prepare('SELECT COUNT(*) AS n FROM payments').get() as { n: number }).n;
     const lastSeeded = (db.prepare("SELECT MAX(CAST(substr(invoice, 7) AS INTEGER)) AS n FROM payments WHERE invoice LIKE 'order-%'").get() as { n: number | null }).n ?? 0;

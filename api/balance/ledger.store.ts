@@ -1,103 +1,79 @@
 /**
- * @module The merchant balance as a ledger. Every credit and debit is a row carrying its deltas and
- * the running balance after it, so reading a balance is one indexed row and the balance always
- * equals the sum of the deltas. Posting must happen inside the caller's (immediate) transaction,
- * which serialises writers across processes and makes check-then-debit safe.
+ * @module SQL for the merchant ledger: one row per credit or debit, each carrying its deltas and the
+ * running balance after it, so reading a balance is one indexed row and the balance always equals
+ * the sum of the deltas. Rules about what may be posted live in `ledger.ts`.
  */
-import type { Db } from '../db/open-database.ts';
-import { ApiError } from '../http/api-error.ts';
-import type { Clock } from '../shared/clock.ts';
-import { type Amount, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
+import type { Sql } from '../db/database.ts';
 
 /** Why a ledger row exists. */
 export type LedgerKind = 'payment-credit' | 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send';
 
-/** One merchant's balance of one asset. */
-export interface Balance {
-  assetId: number;
-  available: Amount;
-  reserved: Amount;
-}
-
-/** A credit or debit to post. */
-export interface LedgerPosting {
+/** A ledger row about to be stored (amounts already rendered with the asset's decimals). */
+export interface LedgerRow {
   merchantId: string;
   assetId: number;
-  decimals: number;
   kind: LedgerKind;
-  availableDelta: Amount;
-  reservedDelta: Amount;
-  paymentTransactionId?: number;
-  withdrawalId?: string;
+  availableDelta: string;
+  reservedDelta: string;
+  availableAfter: string;
+  reservedAfter: string;
+  paymentTransactionId: number | null;
+  withdrawalId: string | null;
+  createdAt: number;
 }
 
-/** SQL for the ledger. */
-export function createLedger(db: Db, clock: Clock) {
-  const latest = db.prepare<[string, number], { available_after: string; reserved_after: string }>(
-    'SELECT available_after, reserved_after FROM ledger_entries WHERE merchant_id = ? AND asset_id = ? ORDER BY seq DESC LIMIT 1',
-  );
-  const latestPerAsset = db.prepare<[string], { asset_id: number; available_after: string; reserved_after: string }>(
-    `SELECT asset_id, available_after, reserved_after FROM ledger_entries
-     WHERE seq IN (SELECT MAX(seq) FROM ledger_entries WHERE merchant_id = ? GROUP BY asset_id)
-     ORDER BY asset_id`,
-  );
-  const insert = db.prepare(
-    `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after,
-       payment_transaction_id, withdrawal_id, created_at)
-     VALUES (@merchantId, @assetId, @kind, @availableDelta, @reservedDelta, @availableAfter, @reservedAfter,
-       @paymentTransactionId, @withdrawalId, @createdAt)`,
-  );
-  const creditedTransaction = db.prepare<[number], { seq: number }>('SELECT seq FROM ledger_entries WHERE payment_transaction_id = ?');
+/** The running balance after an account's latest row. */
+export interface LatestBalance {
+  assetId: number;
+  available: string;
+  reserved: string;
+}
 
-  function balanceOf(merchantId: string, assetId: number): Balance {
-    const row = latest.get(merchantId, assetId);
-    return { assetId, available: row ? parseAmount(row.available_after) : ZERO, reserved: row ? parseAmount(row.reserved_after) : ZERO };
+const INSERT = `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after,
+     payment_transaction_id, withdrawal_id, created_at)
+   VALUES (@merchantId, @assetId, @kind, @availableDelta, @reservedDelta, @availableAfter, @reservedAfter,
+     @paymentTransactionId, @withdrawalId, @createdAt)`;
+
+/** SQL for the ledger, on the database or inside one transaction. */
+export class LedgerStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Holds one merchant's account of one asset until the transaction ends, so a read of its balance
+   * followed by a posting cannot interleave with another's. PostgreSQL: a transaction-scoped
+   * advisory lock on the account; SQLite: writers are already serialised (BEGIN IMMEDIATE).
+   */
+  async lockAccount(merchantId: string, assetId: number): Promise<void> {
+    if (this.sql.dialect.name === 'postgres') await this.sql.get('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`ledger:${merchantId}:${assetId}`]);
   }
 
-  return {
-    balanceOf,
+  /** The balance after the account's latest row, if it has one. */
+  async latest(merchantId: string, assetId: number): Promise<LatestBalance | undefined> {
+    const row = await this.sql.get<{ available_after: string; reserved_after: string }>(
+      'SELECT available_after, reserved_after FROM ledger_entries WHERE merchant_id = ? AND asset_id = ? ORDER BY seq DESC LIMIT 1',
+      [merchantId, assetId],
+    );
+    return row && { assetId, available: row.available_after, reserved: row.reserved_after };
+  }
 
-    /** Every asset the merchant has ever had a ledger row for. */
-    balances(merchantId: string): Balance[] {
-      return latestPerAsset
-        .all(merchantId)
-        .map((row) => ({ assetId: row.asset_id, available: parseAmount(row.available_after), reserved: parseAmount(row.reserved_after) }));
-    },
+  /** The latest balance of every asset the merchant has ever had a row for, in asset order. */
+  async balances(merchantId: string): Promise<LatestBalance[]> {
+    const rows = await this.sql.all<{ asset_id: number; available_after: string; reserved_after: string }>(
+      `SELECT asset_id, available_after, reserved_after FROM ledger_entries
+       WHERE seq IN (SELECT MAX(seq) FROM ledger_entries WHERE merchant_id = ? GROUP BY asset_id)
+       ORDER BY asset_id`,
+      [merchantId],
+    );
+    return rows.map((row) => ({ assetId: row.asset_id, available: row.available_after, reserved: row.reserved_after }));
+  }
 
-    /** Posts a row; throws 422 insufficient-funds rather than let either balance go below zero. */
-    post(posting: LedgerPosting): Balance {
-      const before = balanceOf(posting.merchantId, posting.assetId);
-      const available = before.available.plus(posting.availableDelta);
-      const reserved = before.reserved.plus(posting.reservedDelta);
-      if (available.isNegative()) {
-        throw new ApiError(
-          422,
-          'insufficient-funds',
-          `The available balance is ${formatAmount(before.available, posting.decimals)}, less than the ${formatAmount(posting.availableDelta.negated(), posting.decimals)} needed.`,
-        );
-      }
-      if (reserved.isNegative()) throw new Error(`ledger: reserved balance of ${posting.merchantId}/${posting.assetId} would go negative`);
-      insert.run({
-        merchantId: posting.merchantId,
-        assetId: posting.assetId,
-        kind: posting.kind,
-        availableDelta: formatAmount(posting.availableDelta, posting.decimals),
-        reservedDelta: formatAmount(posting.reservedDelta, posting.decimals),
-        availableAfter: formatAmount(available, posting.decimals),
-        reservedAfter: formatAmount(reserved, posting.decimals),
-        paymentTransactionId: posting.paymentTransactionId ?? null,
-        withdrawalId: posting.withdrawalId ?? null,
-        createdAt: clock(),
-      });
-      return { assetId: posting.assetId, available, reserved };
-    },
+  /** Stores a row; unique indexes refuse a second credit of one transaction or a repeated withdrawal step. */
+  async insert(row: LedgerRow): Promise<void> {
+    await this.sql.run(INSERT, row);
+  }
 
-    /** Whether a payment transaction was already credited. */
-    isCredited(paymentTransactionId: number): boolean {
-      return creditedTransaction.get(paymentTransactionId) !== undefined;
-    },
-  };
+  /** Whether a payment transaction was already credited. */
+  async isCredited(paymentTransactionId: number): Promise<boolean> {
+    return (await this.sql.get('SELECT seq FROM ledger_entries WHERE payment_transaction_id = ?', [paymentTransactionId])) !== undefined;
+  }
 }
-
-/** The ledger's interface. */
-export type Ledger = ReturnType<typeof createLedger>;

@@ -1,4 +1,5 @@
 import { type RequestHandler, Router } from 'express';
+import { DatabaseUnavailable } from '../db/database.ts';
 import { sendJsonText } from '../http/send-json.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 
@@ -40,8 +41,8 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
   const router = Router();
   router.use(openCors);
 
-  router.get('/:id', (req, res) => {
-    const snapshot = checkout.snapshot(req.params.id);
+  router.get('/:id', async (req, res) => {
+    const snapshot = await checkout.snapshot(req.params.id);
     res.setHeader('ETag', snapshot.etag);
     res.setHeader('Cache-Control', 'no-cache');
     if (matches(req.headers['if-none-match'], snapshot.etag)) {
@@ -52,9 +53,9 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     sendJsonText(res, snapshot.json);
   });
 
-  router.get('/:id/events', (req, res) => {
+  router.get('/:id/events', async (req, res) => {
     const id = req.params.id;
-    let last = checkout.snapshot(id); // an unknown id is a plain JSON 404, before any stream starts
+    let last = await checkout.snapshot(id); // an unknown id is a plain JSON 404, before any stream starts
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -73,29 +74,50 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     }
 
     let expiryTimer: NodeJS.Timeout | undefined;
-    const refresh = () => {
-      let next: CheckoutSnapshot;
-      try {
-        next = checkout.snapshot(id);
-      } catch {
-        close();
+    // One read at a time; a change announced during a read is read again right after it.
+    let reading = false;
+    let again = false;
+    const refresh = async (): Promise<void> => {
+      if (reading) {
+        again = true;
         return;
       }
-      if (next.etag !== last.etag) send(next);
-      last = next;
-      if (next.terminal) close();
-      else scheduleExpiry();
+      reading = true;
+      try {
+        do {
+          again = false;
+          let next: CheckoutSnapshot;
+          try {
+            next = await checkout.snapshot(id);
+          } catch (err) {
+            // The database is briefly unavailable: keep the stream, try again on the next resync.
+            if (err instanceof DatabaseUnavailable) return;
+            close();
+            return;
+          }
+          if (closed) return;
+          if (next.etag !== last.etag) send(next);
+          last = next;
+          if (next.terminal) {
+            close();
+            return;
+          }
+          scheduleExpiry();
+        } while (again);
+      } finally {
+        reading = false;
+      }
     };
     const scheduleExpiry = () => {
       clearTimeout(expiryTimer);
       if (last.expiresAt === null) return;
       // The status turns EXPIRED by time alone; look again just after that moment.
       const wait = Math.max(0, last.expiresAt - Date.parse(last.view.serverTime)) + 50;
-      if (wait < 2 ** 31) expiryTimer = setTimeout(refresh, wait);
+      if (wait < 2 ** 31) expiryTimer = setTimeout(() => void refresh(), wait);
     };
-    const unsubscribe = checkout.subscribe(id, refresh);
+    const unsubscribe = checkout.subscribe(id, () => void refresh());
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), timing.heartbeatMs);
-    const resync = setInterval(refresh, timing.resyncMs);
+    const resync = setInterval(() => void refresh(), timing.resyncMs);
     scheduleExpiry();
     let closed = false;
     function close() {

@@ -1,17 +1,17 @@
-/** The payer's side of a payment: the public view, its ETag, and expiry sweeps that notify viewers. */
+/** The payer's side of a payment: the public view and its ETag, rendered once per payment version. */
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/open-database.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { isTerminal } from '../payments/payment-status.ts';
 import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
-import type { Payment, PaymentStore } from '../payments/payment.store.ts';
+import type { Payment } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { storedId } from '../shared/ids.ts';
 import type { JsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
+import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 import type { PaymentEvents } from './payment-events.ts';
 
@@ -41,23 +41,22 @@ interface RenderedView {
 
 /** Creates the checkout use cases. */
 export function createCheckoutService(deps: {
-  db: Db;
-  payments: PaymentStore;
+  uow: UnitOfWork;
   merchants: Pick<MerchantService, 'findById'>;
   registry: AssetRegistry;
   clock: Clock;
   events: PaymentEvents;
 }) {
-  const { db, payments, merchants, registry, clock, events } = deps;
+  const { uow, merchants, registry, clock, events } = deps;
 
   // Payer pages poll and every open event stream re-reads its payment; an unchanged payment is
   // answered, and a matching If-None-Match settled, without rendering it again.
   const views = createPaymentViewCache<RenderedView>(CHECKOUT_VIEW_CACHE_SIZE);
 
-  function render(payment: Payment, now: number): RenderedView {
-    const transactions = payments.transactionsOf(payment.id);
+  async function render(stores: Stores, payment: Payment, now: number): Promise<RenderedView> {
+    const transactions = await stores.payments.transactionsOf(payment.id);
     const figures = paymentFigures(registry, payment, transactions, now);
-    const merchant = merchants.findById(payment.merchantId)!;
+    const merchant = (await merchants.findById(payment.merchantId))!;
     const body: Omit<CheckoutOutput, 'serverTime'> = {
       id: payment.id,
       status: figures.status,
@@ -96,10 +95,11 @@ export function createCheckoutService(deps: {
   }
 
   // The row and its transactions from one snapshot of the database, even while another process writes.
-  const renderCurrent = db.transaction((id: string, now: number): RenderedView | undefined => {
-    const payment = payments.findById(id);
-    return payment && render(payment, now);
-  });
+  const renderCurrent = (id: string, now: number): Promise<RenderedView | undefined> =>
+    uow.snapshot(async (stores) => {
+      const payment = await stores.payments.findById(id);
+      return payment && render(stores, payment, now);
+    });
 
   function snapshotAt(rendered: RenderedView, now: number): CheckoutSnapshot {
     const serverTime = isoTime(now);
@@ -118,20 +118,13 @@ export function createCheckoutService(deps: {
 
   return {
     /** The payer-safe view of a payment; 404 payment-not-found for an unknown id. */
-    snapshot(id: string): CheckoutSnapshot {
+    async snapshot(id: string): Promise<CheckoutSnapshot> {
       const key = storedId(id);
-      const stamp = key === undefined ? undefined : payments.stampOf(key);
+      const stamp = key === undefined ? undefined : await uow.stores.payments.stampOf(key);
       const now = clock();
-      const rendered = stamp && (views.get(stamp.id, stamp, now) ?? renderCurrent(stamp.id, now));
+      const rendered = stamp && (views.get(stamp.id, stamp, now) ?? (await renderCurrent(stamp.id, now)));
       if (!rendered) throw new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists.`);
       return snapshotAt(rendered, now);
-    },
-
-    /** Stores EXPIRED on overdue payments and tells their viewers; returns how many expired. */
-    sweepExpired(): number {
-      const expired = payments.expireDue(clock());
-      for (const id of expired) events.changed(id);
-      return expired.length;
     },
 
     /** Subscribes to a payment's changes. */

@@ -7,7 +7,7 @@ import { payPageCsp, renderNotFoundPage, renderPayPage } from './pay-page.ts';
 export function payPageRoutes(checkout: CheckoutService, publicUrl: string): Router {
   const router = Router();
   const csp = payPageCsp(publicUrl);
-  router.get('/pay', (req, res) => {
+  router.get('/pay', async (req, res) => {
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');
@@ -15,7 +15,7 @@ export function payPageRoutes(checkout: CheckoutService, publicUrl: string): Rou
     let page: string | undefined;
     try {
       // The service answers 404 for malformed ids too; a repeated ?id= is not a string at all.
-      if (typeof id === 'string') page = renderPayPage(checkout.snapshot(id).view);
+      if (typeof id === 'string') page = renderPayPage((await checkout.snapshot(id)).view);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }

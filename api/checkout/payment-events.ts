@@ -1,14 +1,29 @@
-/** In-process notifications that a payment changed, for the payer's live view. */
+/**
+ * @module Notifications that a payment changed, for the payer's live view. Published through the
+ * database (PostgreSQL NOTIFY reaches every instance; SQLite stays in this process) and fanned out
+ * here to whoever listens for that payment.
+ */
+import type { Database } from '../db/database.ts';
+
 type Listener = () => void;
 
-/** Fans payment changes out to whoever listens for that payment. */
-export function createPaymentEvents() {
+const CHANNEL = 'payment_changed';
+
+/** Creates the fan-out, subscribed to the database's channel. */
+export async function createPaymentEvents(db: Pick<Database, 'notify' | 'listen'>) {
   const listeners = new Map<string, Set<Listener>>();
+
+  function deliver(paymentId: string): void {
+    // '*': the connection that carries other instances' changes was lost; anything may have moved.
+    const sets = paymentId === '*' ? [...listeners.values()] : [listeners.get(paymentId)];
+    for (const set of sets) if (set) for (const listener of [...set]) listener();
+  }
+  await db.listen(CHANNEL, deliver);
+
   return {
-    /** Says that a payment changed (after the change is committed). */
-    changed(paymentId: string): void {
-      const set = listeners.get(paymentId);
-      if (set) for (const listener of [...set]) listener();
+    /** Says that a payment changed (after the change is committed), to every instance. */
+    changed(paymentId: string): Promise<void> {
+      return db.notify(CHANNEL, paymentId);
     },
     /** Calls `listener` whenever the payment changes; returns the unsubscribe function. */
     subscribe(paymentId: string, listener: Listener): () => void {
@@ -33,4 +48,4 @@ export function createPaymentEvents() {
 }
 
 /** The payment events' interface. */
-export type PaymentEvents = ReturnType<typeof createPaymentEvents>;
+export type PaymentEvents = Awaited<ReturnType<typeof createPaymentEvents>>;

@@ -2,23 +2,29 @@
  * Operator commands: `npm run cli -- merchant create --name NAME [--email E] [--site-url U]
  * [--logo-url U] [--json]`. With --json, stdout carries exactly one JSON document.
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
+import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
 import { openDatabase } from '../db/open-database.ts';
+import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { ApiError } from '../http/api-error.ts';
 import { createMerchantService } from '../merchants/merchant.service.ts';
-import { createMerchantStore } from '../merchants/merchant.store.ts';
+import { MerchantStore } from '../merchants/merchant.store.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
+import { createLogger } from '../shared/logger.ts';
 
 const USAGE = `Usage:
   npm run cli -- merchant create --name NAME [--email EMAIL] [--site-url URL] [--logo-url URL] [--json]
+  npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
 
-Creates a merchant in DATA_DIR (default ./data) and prints its API key and secret key, once.`;
+merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
+./data) and prints its API key and secret key, once.
+db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
+DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).`;
 
 /** Runs a command line; returns the process exit code. */
-export function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): number {
+export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const [resource, action, ...rest] = argv;
   if (resource === undefined) {
     err(USAGE + '\n');
@@ -28,6 +34,7 @@ export function runCli(argv: string[], out: (text: string) => void, err: (text: 
     out(USAGE + '\n');
     return 0;
   }
+  if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {
     err(`Unknown command "${[resource, action].filter(Boolean).join(' ')}".\n${USAGE}\n`);
     return 2;
@@ -49,11 +56,11 @@ export function runCli(argv: string[], out: (text: string) => void, err: (text: 
     return 2;
   }
   const config = loadConfig();
-  const db = openDatabase(path.join(config.dataDir, 'checkout.db'));
+  const db = await openDatabase(config, createLogger('warn'));
   try {
-    const merchants = createMerchantService({ store: createMerchantStore(db), serverKey: loadServerKey(config), clock: systemClock });
-    merchants.checkServerKey();
-    const created = merchants.create({
+    const merchants = createMerchantService({ store: new MerchantStore(db), serverKey: loadServerKey(config), clock: systemClock });
+    await merchants.checkServerKey();
+    const created = await merchants.create({
       name: values.name,
       ...(values.email !== undefined ? { email: values.email } : {}),
       ...(values['site-url'] !== undefined ? { siteUrl: values['site-url'] } : {}),
@@ -77,13 +84,71 @@ export function runCli(argv: string[], out: (text: string) => void, err: (text: 
     }
     throw e;
   } finally {
-    db.close();
+    await db.close();
+  }
+}
+
+async function importCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  let values: { file?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { file: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    err(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.file === undefined) {
+    err(`--file is required.\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    err('db import-sqlite copies into PostgreSQL: set DATABASE_URL (and the SERVER_KEY of the SQLite installation).\n');
+    return 2;
+  }
+  let source;
+  try {
+    source = openSqliteSource(values.file);
+  } catch (e) {
+    if (e instanceof ImportRefused) {
+      err(`${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  try {
+    const sample = sampleSealedSecret(source);
+    const serverKey = loadServerKey(config);
+    if (sample) {
+      try {
+        decryptSecretKey(sample.secretKeyEnc, sample.id, serverKey);
+      } catch {
+        err('SERVER_KEY does not open the merchant keys in that file: run with the key that installation used (its DATA_DIR/server.key, or its SERVER_KEY).\n');
+        return 1;
+      }
+    }
+    const db = await openDatabase(config, createLogger('warn'));
+    try {
+      const counts = await importSqlite(source, db);
+      if (values.json) out(JSON.stringify(counts) + '\n');
+      else out(`Imported ${Object.entries(counts).map(([kind, n]) => `${n} ${kind}`).join(', ')} into PostgreSQL.\n`);
+      return 0;
+    } catch (e) {
+      if (e instanceof ImportRefused) {
+        err(`${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    } finally {
+      await db.close();
+    }
+  } finally {
+    source.close();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    process.exitCode = runCli(process.argv.slice(2), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+    process.exitCode = await runCli(process.argv.slice(2), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   } catch (e) {
     process.stderr.write(`crypto-checkout: ${e instanceof ConfigError || e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 1;

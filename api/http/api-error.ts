@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'insufficient-funds'
   | 'invalid-state'
   | 'duplicate-invoice'
+  | 'database-unavailable'
   | 'internal-error';
 
 /** An error meant for the client: its status, stable code and message reach the response as-is. */

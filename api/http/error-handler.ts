@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DatabaseUnavailable } from '../db/database.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 
@@ -20,6 +21,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());
+      return;
+    }
+    if (err instanceof DatabaseUnavailable) {
+      // Logged once per request at warn: the cause is outside this process, and it recovers by itself.
+      logger.warn({ requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path, cause: err.message }, 'database unavailable');
+      res.setHeader('Retry-After', '5');
+      res
+        .status(503)
+        .json(new ApiError(503, 'database-unavailable', 'The database is unavailable right now. Try again in a few seconds; a write that failed this way may or may not have been stored, so look it up (a withdrawal by its invoice) before sending it again.').toBody());
       return;
     }
     logger.error({ err, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'unexpected error');

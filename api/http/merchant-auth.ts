@@ -25,13 +25,13 @@ const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
 
 /** Creates the authentication middleware for merchant endpoints. */
 export function createMerchantAuth(merchants: MerchantService) {
-  const apiKey: RequestHandler = (req, res, next) => {
+  const apiKey: RequestHandler = async (req, res, next) => {
     const key = req.get('API-KEY');
     if (!key) {
       next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
       return;
     }
-    const credentials = merchants.authenticate(key);
+    const credentials = await merchants.authenticate(key);
     if (!credentials) {
       next(new ApiError(401, 'invalid-api-key', 'The API key in the API-KEY header is not valid.'));
       return;

@@ -22,10 +22,10 @@ export function readDemoMerchant(dataDir: string): DemoMerchant | undefined {
  * Makes sure the demo merchant exists and its keys file opens it. Returns the merchant when it
  * was created now (so main prints the keys once), otherwise undefined.
  */
-export function ensureDemoMerchant(merchants: MerchantService, dataDir: string, publicUrl: string): DemoMerchant | undefined {
+export async function ensureDemoMerchant(merchants: MerchantService, dataDir: string, publicUrl: string): Promise<DemoMerchant | undefined> {
   const existing = readDemoMerchant(dataDir);
-  if (existing && merchants.authenticate(existing.apiKey)?.merchant.id === existing.merchant.id) return undefined;
-  const created = merchants.create({
+  if (existing && (await merchants.authenticate(existing.apiKey))?.merchant.id === existing.merchant.id) return undefined;
+  const created = await merchants.create({
     name: 'Demo Store',
     email: 'owner@demo-store.example',
     siteUrl: `${publicUrl}/demo`,

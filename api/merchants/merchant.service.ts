@@ -26,7 +26,7 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
 
   return {
     /** Provisions a merchant; the returned keys are shown once and stored only hashed or sealed. */
-    create(input: unknown): { merchant: Merchant } & MerchantKeys {
+    async create(input: unknown): Promise<{ merchant: Merchant } & MerchantKeys> {
       const fields = parseOrThrow(CreateMerchantInput, input);
       const keys = generateMerchantKeys();
       const merchant: Merchant = {
@@ -36,7 +36,7 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
         logoUrl: fields.logoUrl ?? null,
         email: fields.email ?? null,
       };
-      store.insert({
+      await store.insert({
         ...merchant,
         apiKeyHash: hashApiKey(keys.apiKey),
         secretKeyEnc: encryptSecretKey(keys.secretKey, merchant.id, serverKey),
@@ -46,11 +46,11 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
     },
 
     /** The merchant an API key belongs to, if any. */
-    authenticate(apiKey: string): MerchantCredentials | undefined {
+    async authenticate(apiKey: string): Promise<MerchantCredentials | undefined> {
       const keyHash = hashApiKey(apiKey);
       const known = credentialsByKeyHash.get(keyHash);
       if (known) return known;
-      const found = store.findByApiKeyHash(keyHash);
+      const found = await store.findByApiKeyHash(keyHash);
       if (found) credentialsByKeyHash.set(keyHash, remember(found));
       return found;
     },
@@ -68,8 +68,8 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
     },
 
     /** Throws unless the server key opens the stored secret keys (a wrong SERVER_KEY would lock everyone out). */
-    checkServerKey(): void {
-      const any = store.findAny();
+    async checkServerKey(): Promise<void> {
+      const any = await store.findAny();
       if (!any) return;
       try {
         decryptSecretKey(any.secretKeyEnc, any.merchant.id, serverKey);
@@ -79,10 +79,10 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
     },
 
     /** A merchant by id. */
-    findById(id: string): Merchant | undefined {
+    async findById(id: string): Promise<Merchant | undefined> {
       const known = merchantsById.get(id);
       if (known) return known;
-      const found = store.findById(id);
+      const found = await store.findById(id);
       if (found) merchantsById.set(id, Object.freeze(found));
       return found;
     },

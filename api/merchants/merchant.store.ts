@@ -1,4 +1,4 @@
-import type { Db } from '../db/open-database.ts';
+import type { Sql } from '../db/database.ts';
 
 /** A merchant as the API shows it. */
 export interface Merchant {
@@ -29,37 +29,33 @@ function toMerchant(row: MerchantRow): Merchant {
 }
 
 /** SQL for merchants. */
-export function createMerchantStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO merchants (id, name, site_url, logo_url, email, api_key_hash, secret_key_enc, created_at)
-     VALUES (@id, @name, @siteUrl, @logoUrl, @email, @apiKeyHash, @secretKeyEnc, @createdAt)`,
-  );
-  const byApiKeyHash = db.prepare<[string], MerchantRow>('SELECT * FROM merchants WHERE api_key_hash = ?');
-  const byId = db.prepare<[string], MerchantRow>('SELECT * FROM merchants WHERE id = ?');
-  const anyOne = db.prepare<[], MerchantRow>('SELECT * FROM merchants LIMIT 1');
+export class MerchantStore {
+  constructor(private readonly sql: Sql) {}
 
-  return {
-    /** Stores a new merchant. */
-    insert(merchant: Merchant & { apiKeyHash: string; secretKeyEnc: string; createdAt: number }): void {
-      insert.run(merchant);
-    },
-    /** Finds the merchant an API key (in hashed form) belongs to. */
-    findByApiKeyHash(apiKeyHash: string): MerchantCredentials | undefined {
-      const row = byApiKeyHash.get(apiKeyHash);
-      return row && { merchant: toMerchant(row), secretKeyEnc: row.secret_key_enc };
-    },
-    /** Finds a merchant by id. */
-    findById(id: string): Merchant | undefined {
-      const row = byId.get(id);
-      return row && toMerchant(row);
-    },
-    /** Any one merchant's credentials, to check at start-up that the server key still opens them. */
-    findAny(): MerchantCredentials | undefined {
-      const row = anyOne.get();
-      return row && { merchant: toMerchant(row), secretKeyEnc: row.secret_key_enc };
-    },
-  };
+  /** Stores a new merchant. */
+  async insert(merchant: Merchant & { apiKeyHash: string; secretKeyEnc: string; createdAt: number }): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO merchants (id, name, site_url, logo_url, email, api_key_hash, secret_key_enc, created_at)
+       VALUES (@id, @name, @siteUrl, @logoUrl, @email, @apiKeyHash, @secretKeyEnc, @createdAt)`,
+      merchant,
+    );
+  }
+
+  /** Finds the merchant an API key (in hashed form) belongs to. */
+  async findByApiKeyHash(apiKeyHash: string): Promise<MerchantCredentials | undefined> {
+    const row = await this.sql.get<MerchantRow>('SELECT * FROM merchants WHERE api_key_hash = ?', [apiKeyHash]);
+    return row && { merchant: toMerchant(row), secretKeyEnc: row.secret_key_enc };
+  }
+
+  /** Finds a merchant by id. */
+  async findById(id: string): Promise<Merchant | undefined> {
+    const row = await this.sql.get<MerchantRow>('SELECT * FROM merchants WHERE id = ?', [id]);
+    return row && toMerchant(row);
+  }
+
+  /** Any one merchant's credentials, to check at start-up that the server key still opens them. */
+  async findAny(): Promise<MerchantCredentials | undefined> {
+    const row = await this.sql.get<MerchantRow>('SELECT * FROM merchants ORDER BY created_at, id LIMIT 1');
+    return row && { merchant: toMerchant(row), secretKeyEnc: row.secret_key_enc };
+  }
 }
-
-/** The merchant store's interface. */
-export type MerchantStore = ReturnType<typeof createMerchantStore>;

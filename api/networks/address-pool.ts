@@ -5,8 +5,9 @@
  * hand out a new destination tag per payment.
  */
 import { Worker } from 'node:worker_threads';
-import type { Db } from '../db/open-database.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+import type { AddressStore } from './address.store.ts';
 import type { AssetRegistry } from './asset-registry.ts';
 import type { DeriveRequest, DeriveResponse } from './derive-worker.ts';
 import { deriveReceiveAddress } from './hd-wallet.ts';
@@ -32,29 +33,9 @@ function startDeriveWorker(): Worker {
 }
 
 /** Creates the pool over the addresses table. */
-export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolSize: number; logger: Logger }) {
-  const { db, registry, poolSize, logger } = deps;
-  // INDEXED BY: without statistics the planner prefers the UNIQUE payment_id index for
-  // `payment_id IS NULL`, which walks every network's unclaimed rows through the table on each
-  // create; the partial pool index holds exactly one network's unclaimed rows in claim order.
-  const claimPooled = db.prepare<[string, string], { address: string }>(
-    `UPDATE addresses SET payment_id = ?
-     WHERE id = (SELECT id FROM addresses INDEXED BY addresses_pool WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1)
-     RETURNING address`,
-  );
-  const reserveIndexes = db.prepare<[{ count: number; network: string }], { fromIndex: number; xpub: string }>(
-    'UPDATE hd_accounts SET next_index = next_index + @count WHERE network = @network RETURNING next_index - @count AS fromIndex, xpub',
-  );
-  const xpubOf = db.prepare<[string], { xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?');
-  const insertAddress = db.prepare(
-    'INSERT OR IGNORE INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, ?, ?)',
-  );
-  const countPooled = db.prepare<[string], { n: number }>(
-    'SELECT COUNT(*) AS n FROM addresses INDEXED BY addresses_pool WHERE network = ? AND payment_id IS NULL',
-  );
-  const insertBatch = db.transaction((network: string, fromIndex: number, addresses: string[]): number =>
-    addresses.reduce((inserted, address, i) => inserted + insertAddress.run(network, address, null, fromIndex + i, null).changes, 0),
-  );
+export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegistry; poolSize: number; logger: Logger }) {
+  const { uow, registry, poolSize, logger } = deps;
+  const store = uow.stores.addresses;
 
   const sharedAddresses = new Map<string, string>();
   let worker: Worker | undefined;
@@ -69,18 +50,18 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
   // figure low, which only brings that recount forward.
   const unclaimed = new Map<string, number>();
 
-  function reserve(network: string, count: number): { fromIndex: number; xpub: string } {
-    const row = reserveIndexes.get({ count, network });
+  async function reserve(addresses: AddressStore, network: string, count: number): Promise<{ fromIndex: number; xpub: string }> {
+    const row = await addresses.reserveIndexes(network, count);
     if (!row) throw new Error(`network ${network} has no HD account`);
     return row;
   }
 
-  function sharedAddress(network: string): string {
+  async function sharedAddress(addresses: AddressStore, network: string): Promise<string> {
     let address = sharedAddresses.get(network);
     if (!address) {
-      const row = xpubOf.get(network);
-      if (!row) throw new Error(`network ${network} has no HD account`);
-      address = deriveReceiveAddress(row.xpub, network, 0);
+      const xpub = await addresses.xpubOf(network);
+      if (!xpub) throw new Error(`network ${network} has no HD account`);
+      address = deriveReceiveAddress(xpub, network, 0);
       sharedAddresses.set(network, address);
     }
     return address;
@@ -130,10 +111,12 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     await stopping?.terminate();
   }
 
-  const threshold = Math.ceil(poolSize / 2);
+  // A refill starts once a quarter of a pool is gone, so the worker keeps ahead of a burst of creates
+  // on one network instead of letting the pool run dry (creates would then derive keys inline).
+  const threshold = Math.ceil(poolSize / 4);
   const derivedNetworks = registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => n.name);
 
-  // Whether a network's pool, as last known, may have fallen to half (unknown counts as yes).
+  // Whether a network's pool, as last known, may have lost a quarter (unknown counts as yes).
   function mayNeedTopUp(network: string): boolean {
     const known = unclaimed.get(network);
     return known === undefined || poolSize - known >= threshold;
@@ -141,16 +124,20 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
 
   async function topUp(network: string): Promise<void> {
     if (!mayNeedTopUp(network)) return;
-    const counted = countPooled.get(network)!.n;
+    const counted = await store.countPooled(network);
     unclaimed.set(network, counted);
     let missing = poolSize - counted;
     if (missing < threshold) return;
     while (missing > 0 && !closed) {
       const count = Math.min(BATCH, missing);
-      const { fromIndex, xpub } = db.transaction(() => reserve(network, count)).immediate();
+      const { fromIndex, xpub } = await reserve(store, network, count);
       const addresses = await deriveInWorker({ network, xpub, fromIndex, count });
       if (closed) return;
-      const inserted = insertBatch.immediate(network, fromIndex, addresses);
+      const inserted = await uow.transaction(async ({ addresses: tx }) => {
+        let stored = 0;
+        for (const [i, address] of addresses.entries()) if (await tx.insertAddress(network, address, null, fromIndex + i, null)) stored++;
+        return stored;
+      });
       unclaimed.set(network, (unclaimed.get(network) ?? 0) + inserted);
       missing -= count;
     }
@@ -165,26 +152,26 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
 
   return {
     /**
-     * Gives a payment its receiving address. Must run inside the payment's write transaction, so a
-     * failed create hands nothing out.
+     * Gives a payment its receiving address. `addresses` must be bound to the payment's write
+     * transaction, so a failed create hands nothing out.
      */
-    claim(network: string, paymentId: string): ReceivingAddress {
+    async claim(addresses: AddressStore, network: string, paymentId: string): Promise<ReceivingAddress> {
       if (registry.network(network).receiveMode === 'tagged') {
-        const { fromIndex } = reserve(network, 1);
-        const address = sharedAddress(network);
+        const { fromIndex } = await reserve(addresses, network, 1);
+        const address = await sharedAddress(addresses, network);
         const destTag = String(fromIndex + 1);
-        insertAddress.run(network, address, destTag, null, paymentId);
+        await addresses.insertAddress(network, address, destTag, null, paymentId);
         return { address, destTag };
       }
-      const pooled = claimPooled.get(paymentId, network);
+      const pooled = await addresses.claimPooled(network, paymentId);
       if (pooled) {
         const known = unclaimed.get(network);
         if (known !== undefined) unclaimed.set(network, known - 1);
-        return { address: pooled.address, destTag: null };
+        return { address: pooled, destTag: null };
       }
-      const { fromIndex, xpub } = reserve(network, 1);
+      const { fromIndex, xpub } = await reserve(addresses, network, 1);
       const address = deriveReceiveAddress(xpub, network, fromIndex);
-      insertAddress.run(network, address, null, fromIndex, paymentId);
+      await addresses.insertAddress(network, address, null, fromIndex, paymentId);
       return { address, destTag: null };
     },
 
@@ -212,8 +199,10 @@ export function createAddressPool(deps: { db: Db; registry: AssetRegistry; poolS
     },
 
     /** How many unclaimed addresses each derived network has ready. */
-    sizes(): Record<string, number> {
-      return Object.fromEntries(derivedNetworks.map((network) => [network, countPooled.get(network)!.n]));
+    async sizes(): Promise<Record<string, number>> {
+      const sizes: Record<string, number> = {};
+      for (const network of derivedNetworks) sizes[network] = await store.countPooled(network);
+      return sizes;
     },
 
     /** Stops the worker; pending batches fail and are dropped (their indexes are simply skipped). */

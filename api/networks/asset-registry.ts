@@ -1,5 +1,5 @@
-import type { Db } from '../db/open-database.ts';
 import { hasAddressCodec } from './address-codecs.ts';
+import type { AssetStore } from './asset.store.ts';
 
 /** A network the service receives and sends on. */
 export interface Network {
@@ -50,14 +50,9 @@ export interface AssetRegistry {
 }
 
 /** Loads the registry; networks this build has no address codec for are left out, loudly. */
-export function loadAssetRegistry(db: Db, publicUrl: string): AssetRegistry {
+export async function loadAssetRegistry(store: AssetStore, publicUrl: string): Promise<AssetRegistry> {
   const networks = new Map<string, Network>();
-  const rows = db
-    .prepare<[], { name: string; display_name: string; confirmations_needed: number; receive_mode: 'derived' | 'tagged'; account_path: string; chain_id: number | null }>(
-      'SELECT * FROM networks ORDER BY rowid',
-    )
-    .all();
-  for (const row of rows) {
+  for (const row of await store.networks()) {
     if (!hasAddressCodec(row.name)) throw new Error(`network "${row.name}" is in the database but this build has no address codec for it`);
     networks.set(row.name, {
       name: row.name,
@@ -68,24 +63,19 @@ export function loadAssetRegistry(db: Db, publicUrl: string): AssetRegistry {
       chainId: row.chain_id,
     });
   }
-  const assets = db
-    .prepare<[], { id: number; short: string; network: string; name: string; logo: string; decimals: number; chain_decimals: number; contract_address: string | null; withdrawal_fee: string }>(
-      'SELECT * FROM assets ORDER BY id',
-    )
-    .all()
-    .map(
-      (row): Asset => ({
-        id: row.id,
-        short: row.short,
-        network: row.network,
-        name: row.name,
-        logo: row.logo,
-        decimals: row.decimals,
-        chainDecimals: row.chain_decimals,
-        contractAddress: row.contract_address,
-        withdrawalFee: row.withdrawal_fee,
-      }),
-    );
+  const assets = (await store.assets()).map(
+    (row): Asset => ({
+      id: row.id,
+      short: row.short,
+      network: row.network,
+      name: row.name,
+      logo: row.logo,
+      decimals: row.decimals,
+      chainDecimals: row.chain_decimals,
+      contractAddress: row.contract_address,
+      withdrawalFee: row.withdrawal_fee,
+    }),
+  );
   const byKey = new Map(assets.map((a) => [`${a.short}\u0000${a.network}`, a]));
   const byId = new Map(assets.map((a) => [a.id, a]));
   const json = new Map<number, AssetJson>(

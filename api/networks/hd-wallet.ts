@@ -8,8 +8,8 @@ import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/b
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../db/open-database.ts';
 import { addressCodec } from './address-codecs.ts';
+import type { AddressStore } from './address.store.ts';
 import type { AssetRegistry } from './asset-registry.ts';
 
 /** Name of the file, inside DATA_DIR, that holds the installation's mnemonic. */
@@ -19,35 +19,39 @@ export const MNEMONIC_FILE = 'wallet-mnemonic.txt';
  * Makes sure every network has an account xpub in hd_accounts, generating the installation's
  * mnemonic on first start. Returns the path of the mnemonic file when it was just created.
  */
-export function ensureHdAccounts(db: Db, registry: AssetRegistry, dataDir: string): string | undefined {
-  const existing = db.prepare<[string], { network: string }>('SELECT network FROM hd_accounts WHERE network = ?');
-  const insert = db.prepare('INSERT INTO hd_accounts (network, xpub, next_index) VALUES (?, ?, 0)');
+export async function ensureHdAccounts(addresses: AddressStore, registry: AssetRegistry, dataDir: string): Promise<string | undefined> {
+  const existing = new Set(await addresses.accountNetworks());
+  const missing = registry.networks().filter((n) => !existing.has(n.name));
+  if (missing.length === 0) return undefined;
   let created: string | undefined;
-  db.transaction(() => {
-    const missing = registry.networks().filter((n) => !existing.get(n.name));
-    if (missing.length === 0) return;
-    const file = path.join(dataDir, MNEMONIC_FILE);
-    let mnemonic: string;
-    if (fs.existsSync(file)) {
-      mnemonic = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.trim();
-      if (!validateMnemonic(mnemonic, wordlist)) throw new Error(`${file} does not end with a valid BIP39 mnemonic`);
-    } else if (missing.length === registry.networks().length) {
-      mnemonic = generateMnemonic(wordlist, 256);
-      fs.mkdirSync(dataDir, { recursive: true });
-      fs.writeFileSync(
-        file,
-        '# The BIP39 mnemonic of this installation\'s wallet. It controls every payment address.\n' +
-          '# Back it up and move it off this machine; receiving needs only the public keys in the database.\n' +
-          mnemonic + '\n',
-        { mode: 0o600, flag: 'wx' },
-      );
-      created = file;
-    } else {
-      throw new Error(`networks ${missing.map((n) => n.name).join(', ')} have no account key and ${file} is not there to derive one`);
+  const file = path.join(dataDir, MNEMONIC_FILE);
+  let mnemonic: string;
+  if (fs.existsSync(file)) {
+    mnemonic = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.trim();
+    if (!validateMnemonic(mnemonic, wordlist)) throw new Error(`${file} does not end with a valid BIP39 mnemonic`);
+  } else if (missing.length === registry.networks().length) {
+    mnemonic = generateMnemonic(wordlist, 256);
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(
+      file,
+      '# The BIP39 mnemonic of this installation\'s wallet. It controls every payment address.\n' +
+        '# Back it up and move it off this machine; receiving needs only the public keys in the database.\n' +
+        mnemonic + '\n',
+      { mode: 0o600, flag: 'wx' },
+    );
+    created = file;
+  } else {
+    throw new Error(`networks ${missing.map((n) => n.name).join(', ')} have no account key and ${file} is not there to derive one`);
+  }
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  // Another instance starting at the same moment may store its own first: the first key stored wins,
+  // and the check below refuses to go on with a key this process did not write.
+  for (const network of missing) await addresses.insertAccount(network.name, root.derive(network.accountPath).publicExtendedKey);
+  for (const network of missing) {
+    if ((await addresses.xpubOf(network.name)) !== root.derive(network.accountPath).publicExtendedKey) {
+      throw new Error(`another process stored a different account key for ${network.name} at the same moment; start instances of a new database one at a time, with one mnemonic`);
     }
-    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
-    for (const network of missing) insert.run(network.name, root.derive(network.accountPath).publicExtendedKey);
-  }).immediate();
+  }
   return created;
 }
 

@@ -44,8 +44,8 @@ export interface SentPayout {
 /** One network's connection to its chain. */
 export interface NetworkAdapter {
   readonly network: string;
-  /** Starts delivering events; the handler runs them in order. */
-  watch(onEvent: (event: ChainEvent) => void): void;
+  /** Starts delivering events; each is handed over once the previous one's handling settled. */
+  watch(onEvent: (event: ChainEvent) => Promise<void>): void;
   /** Broadcasts a payout, or returns the earlier broadcast with the same reference. */
   send(payout: Payout): Promise<SentPayout>;
   /** Stops delivering events. */

@@ -1,6 +1,4 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
-import type { GroupCommit } from '../db/group-commit.ts';
-import type { Db } from '../db/open-database.ts';
 import { ApiError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT } from '../http/list-envelope.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
@@ -13,9 +11,10 @@ import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
+import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import { CreatePaymentInput, ListPaymentsQuery, type PaymentOutput } from './payment.schema.ts';
-import type { NewPayment, Payment, PaymentStore, PaymentTransaction } from './payment.store.ts';
+import type { NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
@@ -23,10 +22,7 @@ export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
 
 /** What the payment use cases need. */
 export interface PaymentServiceDeps {
-  db: Db;
-  /** Where creates commit, grouped with other writes of the same moment. */
-  writes: GroupCommit;
-  store: PaymentStore;
+  uow: UnitOfWork;
   registry: AssetRegistry;
   addressPool: AddressPool;
   clock: Clock;
@@ -36,17 +32,18 @@ export interface PaymentServiceDeps {
 
 /** Creates the payment use cases. */
 export function createPaymentService(deps: PaymentServiceDeps) {
-  const { db, writes, store, registry, addressPool, clock } = deps;
+  const { uow, registry, addressPool, clock } = deps;
+  const store = uow.stores.payments;
 
   // Merchants poll their payments' status; a record that has not changed is not rendered again.
   const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
 
-  // Runs inside a write transaction (a group commit's savepoint): the address is claimed only if
-  // the payment is stored, and neither if anything fails.
-  function insertWithAddress(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Payment {
-    const address = addressPool.claim(network, payment.id);
+  // Runs inside a write transaction (on SQLite, a group commit's savepoint): the address is claimed
+  // only if the payment is stored, and neither if anything fails.
+  async function insertWithAddress(stores: Stores, payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Promise<Payment> {
+    const address = await addressPool.claim(stores.addresses, network, payment.id);
     const stored: NewPayment = { ...payment, addressTo: address.address, destTag: address.destTag };
-    store.insert(stored);
+    await stores.payments.insert(stored);
     return { ...stored, version: 1 };
   }
 
@@ -58,11 +55,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // A miss reads the row and its transactions in one read transaction: one consistent snapshot
   // even while another process writes, so a view is never cached under a version it does not show.
-  const renderMissing = db.transaction((merchant: Merchant, ids: string[], now: number): Map<string, JsonText> => {
-    const payments = store.findByIds(ids).filter((p) => p.merchantId === merchant.id);
-    const transactions = store.transactionsOfMany(payments.map((p) => p.id));
+  async function renderMissingIn(stores: Stores, merchant: Merchant, ids: string[], now: number): Promise<Map<string, JsonText>> {
+    const payments = (await stores.payments.findByIds(ids)).filter((p) => p.merchantId === merchant.id);
+    const transactions = await stores.payments.transactionsOfMany(payments.map((p) => p.id));
     return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now)]));
-  });
+  }
+  const renderMissing = (merchant: Merchant, ids: string[], now: number) => uow.snapshot((stores) => renderMissingIn(stores, merchant, ids, now));
 
   // A page that is neither empty nor full ends the list, so it tells the total by itself.
   function totalFromPage(found: number, offset: number, limit: number): number | undefined {
@@ -72,20 +70,21 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // The page, the total and every record shown come from one snapshot of the database, even while
   // another process writes.
-  const listInOneSnapshot = db.transaction((merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) => {
-    const stamps = store.page(merchant.id, query, now, offset, limit);
-    const total = totalFromPage(stamps.length, offset, limit) ?? store.count(merchant.id, query, now);
-    const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
-    const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
-    const rendered = missing.length > 0 ? renderMissing(merchant, missing, now) : undefined;
-    return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
-  });
+  const listInOneSnapshot = (merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) =>
+    uow.snapshot(async (stores) => {
+      const stamps = await stores.payments.page(merchant.id, query, now, offset, limit);
+      const total = totalFromPage(stamps.length, offset, limit) ?? (await stores.payments.count(merchant.id, query, now));
+      const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
+      const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
+      const rendered = missing.length > 0 ? await renderMissingIn(stores, merchant, missing, now) : undefined;
+      return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
+    });
 
-  function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
+  async function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
     // Most pages need one statement, which is a snapshot by itself: the page tells its total and
     // every record on it is rendered at the version listed. Anything else is read again in one
     // read transaction.
-    const stamps = store.page(merchant.id, query, now, offset, limit);
+    const stamps = await store.page(merchant.id, query, now, offset, limit);
     const total = totalFromPage(stamps.length, offset, limit);
     if (total !== undefined) {
       const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
@@ -121,28 +120,28 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      const payment = await writes.run(() => insertWithAddress(fields, asset.network));
+      const payment = await uow.grouped((stores) => insertWithAddress(stores, fields, asset.network));
       void addressPool.refill();
       return toPaymentOutput(deps, payment, [], merchant, now);
     },
 
     /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */
-    get(merchant: Merchant, id: string): JsonText {
+    async get(merchant: Merchant, id: string): Promise<JsonText> {
       const key = storedId(id);
-      const stamp = key === undefined ? undefined : store.stampForMerchant(merchant.id, key);
+      const stamp = key === undefined ? undefined : await store.stampForMerchant(merchant.id, key);
       if (!stamp) throw notFound(id);
       const now = clock();
-      const text = views.get(stamp.id, stamp, now) ?? renderMissing(merchant, [stamp.id], now).get(stamp.id);
+      const text = views.get(stamp.id, stamp, now) ?? (await renderMissing(merchant, [stamp.id], now)).get(stamp.id);
       if (text === undefined) throw notFound(id);
       return text;
     },
 
     /** A page of the merchant's payments, newest first, as the list envelope's JSON. */
-    list(merchant: Merchant, rawQuery: Record<string, unknown>): JsonText {
+    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<JsonText> {
       const query = withStoredIds(parseOrThrow(ListPaymentsQuery, rawQuery));
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
-      const { records, total } = listPage(merchant, query, clock(), (page - 1) * limit, limit);
+      const { records, total } = await listPage(merchant, query, clock(), (page - 1) * limit, limit);
       return `{"data":[${records.join(',')}],"page":${page},"limit":${limit},"total":${total}}` as JsonText;
     },
   };

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open-database.ts';
+import { type Dialect, jsonTextList, type Sql } from '../db/database.ts';
 import { MAX_LIMIT } from '../http/list-envelope.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import type { PaymentStatus } from './payment-status.ts';
@@ -134,179 +134,176 @@ function toTransaction(row: TransactionRow): PaymentTransaction {
 }
 
 // Array filters arrive as one JSON parameter each, so every combination of filters is one fixed
-// SQL text that is prepared once.
-const FILTER_SQL = {
-  ids: 'id IN (SELECT value FROM json_each(@ids))',
-  invoices: 'invoice IN (SELECT value FROM json_each(@invoices))',
-  txnIds: 'id IN (SELECT payment_id FROM payment_transactions WHERE txn_id IN (SELECT value FROM json_each(@txnIds)))',
-  // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
-  statuses: `((status IN (SELECT value FROM json_each(@statuses)) AND NOT (status = 'OPEN' AND expires_at <= @now))
-    OR (status = 'OPEN' AND expires_at <= @now AND 'EXPIRED' IN (SELECT value FROM json_each(@statuses))))`,
-} as const;
-type FilterName = keyof typeof FILTER_SQL;
-// Prepared page statements kept: 16 filter sets by a handful of page sizes covers real use.
-const PAGE_STATEMENTS_KEPT = 64;
-const FILTER_NAMES = Object.keys(FILTER_SQL) as FilterName[];
-
-/** SQL for payments and their transactions. */
-export function createPaymentStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
-       checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
-     VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
-       @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`,
-  );
-  const byId = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id = ?');
-  const byIds = db.prepare<[string], PaymentRow>('SELECT * FROM payments WHERE id IN (SELECT value FROM json_each(?))');
-  const stampById = db.prepare<[string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?');
-  const stampByMerchantAndId = db.prepare<[string, string], StampRow>('SELECT id, version, status, expires_at FROM payments WHERE merchant_id = ? AND id = ?');
-  const transactionsOfOne = db.prepare<[string], TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? ORDER BY seen_at, id');
-  const transactionsOfMany = db.prepare<[string], TransactionRow>(
-    'SELECT * FROM payment_transactions WHERE payment_id IN (SELECT value FROM json_each(?)) ORDER BY seen_at, id',
-  );
-  const byAddress = db.prepare<[string, string, string | null], PaymentRow>(
-    `SELECT p.* FROM addresses a JOIN payments p ON p.id = a.payment_id
-     WHERE a.network = ? AND a.address = ? AND a.dest_tag IS ?`,
-  );
-  const transactionByTxn = db.prepare<[string, string], TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? AND txn_id = ?');
-  const transactionsByTxn = db.prepare<[string], TransactionRow>('SELECT * FROM payment_transactions WHERE txn_id = ?');
-  const insertTransaction = db.prepare<
-    [{ paymentId: string; txnId: string; amount: string; addressFrom: string; addressTo: string; destTag: string | null; confirmations: number; late: number; seenAt: number }],
-    TransactionRow
-  >(
-    `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
-     VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt) RETURNING *`,
-  );
-  const setConfirmations = db.prepare('UPDATE payment_transactions SET confirmations = ? WHERE id = ?');
-  const deleteTransaction = db.prepare('DELETE FROM payment_transactions WHERE id = ?');
-  const setStatus = db.prepare('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?');
-  const expireDue = db.prepare<[number, number], { id: string }>(
-    "UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id",
-  );
-  const countStatements = new Map<string, ReturnType<Db['prepare']>>();
-  const pageStatements = new Map<string, ReturnType<Db['prepare']>>();
-
-  function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
-    const params: Record<string, unknown> = { merchantId };
-    for (const name of used) params[name] = JSON.stringify(filters[name]);
-    if (used.includes('statuses')) params.now = now;
-    return params;
-  }
-
-  function whereClause(filters: FilterName[]): string {
-    return ['merchant_id = @merchantId', ...filters.map((f) => FILTER_SQL[f])].join(' AND ');
-  }
-
-  function countStatement(filters: FilterName[]) {
-    const key = filters.join(',');
-    let statement = countStatements.get(key);
-    if (!statement) {
-      statement = db.prepare(`SELECT COUNT(*) AS total FROM payments WHERE ${whereClause(filters)}`);
-      countStatements.set(key, statement);
-    }
-    return statement;
-  }
-
-  // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
-  // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as with
-  // a bound parameter. One statement per filter set and limit, the least recently used dropped.
-  function pageStatement(filters: FilterName[], limit: number) {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
-    const key = `${filters.join(',')}|${limit}`;
-    let statement = pageStatements.get(key);
-    if (statement) {
-      pageStatements.delete(key);
-    } else {
-      statement = db.prepare(
-        `SELECT id, version, status, expires_at FROM payments WHERE ${whereClause(filters)} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`,
-      );
-      if (pageStatements.size >= PAGE_STATEMENTS_KEPT) pageStatements.delete(pageStatements.keys().next().value!);
-    }
-    pageStatements.set(key, statement);
-    return statement;
-  }
-
+// SQL text, prepared once.
+function filterSql(dialect: Dialect) {
   return {
-    /** Stores a new payment. */
-    insert(payment: NewPayment): void {
-      insert.run({ ...payment, ...customerColumns(payment.customer) });
-    },
-    /** Payments by id, in no particular order; unknown ids are left out. */
-    findByIds(ids: readonly string[]): Payment[] {
-      return ids.length === 0 ? [] : byIds.all(JSON.stringify(ids)).map(toPayment);
-    },
-    /** A payment's stamp by id, whoever owns it. */
-    stampOf(id: string): StampedId | undefined {
-      const row = stampById.get(id);
-      return row && toStamp(row);
-    },
-    /** A payment's stamp by id, only if this merchant owns it. */
-    stampForMerchant(merchantId: string, id: string): StampedId | undefined {
-      const row = stampByMerchantAndId.get(merchantId, id);
-      return row && toStamp(row);
-    },
-    /** A payment by id, whoever owns it (the payer's view). */
-    findById(id: string): Payment | undefined {
-      const row = byId.get(id);
-      return row && toPayment(row);
-    },
-    /** The payment a receiving address (and tag) was handed to. */
-    findByAddress(network: string, address: string, destTag: string | null): Payment | undefined {
-      const row = byAddress.get(network, address, destTag);
-      return row && toPayment(row);
-    },
-    /** One page of a merchant's matching payments (stamps only), newest first. */
-    page(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): StampedId[] {
-      const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-      return (pageStatement(used, limit).all({ ...filterParams(merchantId, filters, used, now), offset }) as StampRow[]).map(toStamp);
-    },
-    /** How many of a merchant's payments match. */
-    count(merchantId: string, filters: PaymentFilters, now: number): number {
-      const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-      return (countStatement(used).get(filterParams(merchantId, filters, used, now)) as { total: number }).total;
-    },
-    /** Transactions of one payment, oldest first. */
-    transactionsOf(paymentId: string): PaymentTransaction[] {
-      return transactionsOfOne.all(paymentId).map(toTransaction);
-    },
-    /** Transactions of several payments, grouped by payment id. */
-    transactionsOfMany(paymentIds: string[]): Map<string, PaymentTransaction[]> {
-      const grouped = new Map<string, PaymentTransaction[]>(paymentIds.map((id) => [id, []]));
-      if (paymentIds.length === 0) return grouped;
-      for (const row of transactionsOfMany.all(JSON.stringify(paymentIds))) grouped.get(row.payment_id)!.push(toTransaction(row));
-      return grouped;
-    },
-    /** A payment's transaction with a given network transaction id. */
-    findTransaction(paymentId: string, txnId: string): PaymentTransaction | undefined {
-      const row = transactionByTxn.get(paymentId, txnId);
-      return row && toTransaction(row);
-    },
-    /** Every payment transaction with a network transaction id (one per payment it paid). */
-    transactionsByTxnId(txnId: string): PaymentTransaction[] {
-      return transactionsByTxn.all(txnId).map(toTransaction);
-    },
-    /** Records a received transaction. */
-    insertTransaction(transaction: Omit<PaymentTransaction, 'id'>): PaymentTransaction {
-      return toTransaction(insertTransaction.get({ ...transaction, late: transaction.late ? 1 : 0 })!);
-    },
-    /** Updates a transaction's confirmation count. */
-    setConfirmations(transactionId: number, confirmations: number): void {
-      setConfirmations.run(confirmations, transactionId);
-    },
-    /** Forgets a transaction the network dropped. */
-    deleteTransaction(transactionId: number): void {
-      deleteTransaction.run(transactionId);
-    },
-    /** Sets a payment's status (and touches updated_at, which also marks other changes). */
-    setStatus(paymentId: string, status: PaymentStatus, updatedAt: number): void {
-      setStatus.run(status, updatedAt, paymentId);
-    },
-    /** Stores EXPIRED on every OPEN payment past its expiry; returns their ids. */
-    expireDue(now: number): string[] {
-      return expireDue.all(now, now).map((row) => row.id);
-    },
-  };
+    ids: `id IN ${dialect.jsonValues('@ids')}`,
+    invoices: `invoice IN ${dialect.jsonValues('@invoices')}`,
+    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE txn_id IN ${dialect.jsonValues('@txnIds')})`,
+    // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
+    statuses: `((status IN ${dialect.jsonValues('@statuses')} AND NOT (status = 'OPEN' AND expires_at <= @now))
+      OR (status = 'OPEN' AND expires_at <= @now AND 'EXPIRED' IN ${dialect.jsonValues('@statuses')}))`,
+  } as const;
+}
+type FilterName = keyof ReturnType<typeof filterSql>;
+const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses'];
+const queryTexts = new Map<string, string>();
+
+function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
+  const params: Record<string, unknown> = { merchantId };
+  for (const name of used) params[name] = jsonTextList(filters[name]!);
+  if (used.includes('statuses')) params.now = now;
+  return params;
 }
 
-/** The payment store's interface. */
-export type PaymentStore = ReturnType<typeof createPaymentStore>;
+// The SQL of a count or a page, built once per dialect, filter set and limit.
+function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit = 0): string {
+  const key = `${dialect.name}|${kind}|${used.join(',')}|${limit}`;
+  let text = queryTexts.get(key);
+  if (text === undefined) {
+    const filters = filterSql(dialect);
+    const where = ['merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
+    // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
+    // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as
+    // with a bound parameter.
+    text =
+      kind === 'count'
+        ? `SELECT COUNT(*) AS total FROM payments WHERE ${where}`
+        : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+    queryTexts.set(key, text);
+  }
+  return text;
+}
+
+const INSERT = `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
+     checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
+   VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
+     @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`;
+const INSERT_TRANSACTION = `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
+   VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt) RETURNING *`;
+
+/** SQL for payments and their transactions, on the database or inside one transaction. */
+export class PaymentStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Stores a new payment. */
+  async insert(payment: NewPayment): Promise<void> {
+    const { customer, ...fields } = payment;
+    await this.sql.run(INSERT, { ...fields, ...customerColumns(customer) });
+  }
+
+  /** Payments by id, in no particular order; unknown ids are left out. */
+  async findByIds(ids: readonly string[]): Promise<Payment[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.all<PaymentRow>(`SELECT * FROM payments WHERE id IN ${this.sql.dialect.jsonValues('?')}`, [JSON.stringify(ids)]);
+    return rows.map(toPayment);
+  }
+
+  /** A payment's stamp by id, whoever owns it. */
+  async stampOf(id: string): Promise<StampedId | undefined> {
+    const row = await this.sql.get<StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?', [id]);
+    return row && toStamp(row);
+  }
+
+  /** A payment's stamp by id, only if this merchant owns it. */
+  async stampForMerchant(merchantId: string, id: string): Promise<StampedId | undefined> {
+    const row = await this.sql.get<StampRow>('SELECT id, version, status, expires_at FROM payments WHERE merchant_id = ? AND id = ?', [merchantId, id]);
+    return row && toStamp(row);
+  }
+
+  /** A payment by id, whoever owns it (the payer's view). */
+  async findById(id: string): Promise<Payment | undefined> {
+    const row = await this.sql.get<PaymentRow>('SELECT * FROM payments WHERE id = ?', [id]);
+    return row && toPayment(row);
+  }
+
+  /**
+   * A payment by id, locked until the transaction ends (PostgreSQL; SQLite's writer lock covers
+   * it): chain events for one payment are applied one after another, whichever instance sees them.
+   */
+  async lockById(id: string): Promise<Payment | undefined> {
+    const row = await this.sql.get<PaymentRow>(`SELECT * FROM payments WHERE id = ?${this.sql.dialect.forUpdate}`, [id]);
+    return row && toPayment(row);
+  }
+
+  /** The payment a receiving address (and tag) was handed to, locked like `lockById`. */
+  async lockByAddress(network: string, address: string, destTag: string | null): Promise<Payment | undefined> {
+    const row = await this.sql.get<PaymentRow>(
+      `SELECT * FROM payments WHERE id = (SELECT payment_id FROM addresses WHERE network = ? AND address = ? AND dest_tag IS NOT DISTINCT FROM ?)${this.sql.dialect.forUpdate}`,
+      [network, address, destTag],
+    );
+    return row && toPayment(row);
+  }
+
+  /** One page of a merchant's matching payments (stamps only), newest first. */
+  async page(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): Promise<StampedId[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
+    const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+    const rows = await this.sql.all<StampRow>(listSql(this.sql.dialect, 'page', used, limit), { ...filterParams(merchantId, filters, used, now), offset });
+    return rows.map(toStamp);
+  }
+
+  /** How many of a merchant's payments match. */
+  async count(merchantId: string, filters: PaymentFilters, now: number): Promise<number> {
+    const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+    const row = await this.sql.get<{ total: number }>(listSql(this.sql.dialect, 'count', used), filterParams(merchantId, filters, used, now));
+    return Number(row!.total);
+  }
+
+  /** Transactions of one payment, oldest first. */
+  async transactionsOf(paymentId: string): Promise<PaymentTransaction[]> {
+    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? ORDER BY seen_at, id', [paymentId]);
+    return rows.map(toTransaction);
+  }
+
+  /** Transactions of several payments, grouped by payment id. */
+  async transactionsOfMany(paymentIds: string[]): Promise<Map<string, PaymentTransaction[]>> {
+    const grouped = new Map<string, PaymentTransaction[]>(paymentIds.map((id) => [id, []]));
+    if (paymentIds.length === 0) return grouped;
+    const rows = await this.sql.all<TransactionRow>(
+      `SELECT * FROM payment_transactions WHERE payment_id IN ${this.sql.dialect.jsonValues('?')} ORDER BY seen_at, id`,
+      [JSON.stringify(paymentIds)],
+    );
+    for (const row of rows) grouped.get(row.payment_id)!.push(toTransaction(row));
+    return grouped;
+  }
+
+  /** A payment's transaction with a given network transaction id. */
+  async findTransaction(paymentId: string, txnId: string): Promise<PaymentTransaction | undefined> {
+    const row = await this.sql.get<TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? AND txn_id = ?', [paymentId, txnId]);
+    return row && toTransaction(row);
+  }
+
+  /** Every payment transaction with a network transaction id (one per payment it paid). */
+  async transactionsByTxnId(txnId: string): Promise<PaymentTransaction[]> {
+    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE txn_id = ? ORDER BY id', [txnId]);
+    return rows.map(toTransaction);
+  }
+
+  /** Records a received transaction. */
+  async insertTransaction(transaction: Omit<PaymentTransaction, 'id'>): Promise<PaymentTransaction> {
+    const row = await this.sql.get<TransactionRow>(INSERT_TRANSACTION, { ...transaction, late: transaction.late ? 1 : 0 });
+    return toTransaction(row!);
+  }
+
+  /** Updates a transaction's confirmation count. */
+  async setConfirmations(transactionId: number, confirmations: number): Promise<void> {
+    await this.sql.run('UPDATE payment_transactions SET confirmations = ? WHERE id = ?', [confirmations, transactionId]);
+  }
+
+  /** Forgets a transaction the network dropped. */
+  async deleteTransaction(transactionId: number): Promise<void> {
+    await this.sql.run('DELETE FROM payment_transactions WHERE id = ?', [transactionId]);
+  }
+
+  /** Sets a payment's status (and touches updated_at, which also marks other changes). */
+  async setStatus(paymentId: string, status: PaymentStatus, updatedAt: number): Promise<void> {
+    await this.sql.run('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?', [status, updatedAt, paymentId]);
+  }
+
+  /** Stores EXPIRED on every OPEN payment past its expiry; returns their ids. */
+  async expireDue(now: number): Promise<string[]> {
+    const rows = await this.sql.all<{ id: string }>("UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id", [now, now]);
+    return rows.map((row) => row.id);
+  }
+}

@@ -15,11 +15,11 @@ export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Rou
   router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await payments.create(res.locals.merchant, req.body));
   });
-  router.get('/', auth.apiKey, (req, res) => {
-    sendJsonText(res, payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
+  router.get('/', auth.apiKey, async (req, res) => {
+    sendJsonText(res, await payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
-  router.get('/:id', auth.apiKey, (req, res) => {
-    sendJsonText(res, payments.get(res.locals.merchant, req.params.id as string));
+  router.get('/:id', auth.apiKey, async (req, res) => {
+    sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));
   });
   return router;
 }

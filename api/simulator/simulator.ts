@@ -1,5 +1,4 @@
 /** The simulated chains of every network, and the dev use cases that drive them. */
-import type { Db } from '../db/open-database.ts';
 import { ApiError, type FieldError, validationFailed } from '../http/api-error.ts';
 import { parseCollecting } from '../http/validate.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
@@ -7,20 +6,22 @@ import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import { deriveAddress } from '../networks/hd-wallet.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
 import { formatAmount } from '../shared/money.ts';
 import { MineBlocksInput, SimulatedTransactionInput } from './simulator.schema.ts';
 import { createSimulatedNetwork, type SimulatedNetwork } from './simulated-network.ts';
 
 /** Creates a simulated chain for every network in the registry. */
-export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: Clock }) {
-  const { db, registry, clock } = deps;
-  const xpubOf = db.prepare<[string], { xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?');
-  const networks = new Map<string, SimulatedNetwork>(
-    registry.networks().map((network) => [
-      network.name,
-      createSimulatedNetwork({ db, network, clock, hotWallet: deriveAddress(xpubOf.get(network.name)!.xpub, network.name, 1, 0) }),
-    ]),
-  );
+export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRegistry; clock: Clock }) {
+  const { uow, registry, clock } = deps;
+  const networks = new Map<string, SimulatedNetwork>();
+  for (const network of registry.networks()) {
+    const xpub = await uow.stores.addresses.xpubOf(network.name);
+    if (!xpub) throw new Error(`network ${network.name} has no HD account`);
+    const simulated = createSimulatedNetwork({ uow, network, clock, hotWallet: deriveAddress(xpub, network.name, 1, 0) });
+    await simulated.start();
+    networks.set(network.name, simulated);
+  }
 
   const unknownNetwork: FieldError = { path: 'network', message: `must be one of ${[...networks.keys()].join(', ')}` };
 
@@ -38,7 +39,7 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
     networks: () => [...networks.values()],
 
     /** POST /v2/dev/transactions: a payer sends funds to an address. */
-    submitTransaction(body: unknown) {
+    async submitTransaction(body: unknown) {
       const { data, errors } = parseCollecting(SimulatedTransactionInput, body);
       const asset = resolveRequestAsset(registry, body, errors, (named) =>
         typeof (body as { address?: unknown }).address === 'string' && !addressCodec(named.network).isValid((body as { address: string }).address)
@@ -47,7 +48,7 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
       );
       const input = data!;
       const network = networkNamed(asset.network);
-      const transaction = network.submit({
+      const transaction = await network.submit({
         asset,
         address: input.address,
         destTag: input.destTag ?? null,
@@ -67,7 +68,7 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
     },
 
     /** POST /v2/dev/blocks: mines blocks on one network, or on all of them. */
-    mineBlocks(body: unknown) {
+    async mineBlocks(body: unknown) {
       const parsed = parseCollecting(MineBlocksInput, body ?? {});
       const errors: FieldError[] = [...parsed.errors];
       const named = (body as { network?: unknown } | null)?.network;
@@ -77,14 +78,17 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
       const input = parsed.data!;
       const count = input.count ?? 1;
       const targets = input.network === undefined ? [...networks.values()] : [networkNamed(input.network)];
-      return { blocks: targets.map((network) => ({ network: network.adapter.network, height: network.mine(count) })) };
+      const blocks: Array<{ network: string; height: number }> = [];
+      for (const network of targets) blocks.push({ network: network.adapter.network, height: await network.mine(count) });
+      return { blocks };
     },
 
     /** POST /v2/dev/transactions/:txnId/drop: an unconfirmed transaction leaves the mempool. */
-    dropTransaction(txnId: string) {
-      for (const network of networks.values()) {
+    async dropTransaction(txnId: string) {
+      // No transaction id holds NUL (and PostgreSQL refuses it as a parameter).
+      for (const network of txnId.includes('\u0000') ? [] : networks.values()) {
         try {
-          network.drop(txnId);
+          await network.drop(txnId);
           return { txnId, dropped: true };
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 404) throw err;
@@ -94,11 +98,11 @@ export function createSimulator(deps: { db: Db; registry: AssetRegistry; clock: 
     },
 
     /** Mines one block on every network (the block timer). */
-    tick(): void {
-      for (const network of networks.values()) network.mine(1);
+    async tick(): Promise<void> {
+      for (const network of networks.values()) await network.mine(1);
     },
   };
 }
 
 /** The simulator. */
-export type Simulator = ReturnType<typeof createSimulator>;
+export type Simulator = Awaited<ReturnType<typeof createSimulator>>;

@@ -3,8 +3,8 @@
  * releases it; approving hands the payout to the network adapter, and the reservation leaves the
  * ledger when the payout is broadcast. Every check-then-write runs in one immediate transaction.
  */
-import type { Ledger } from '../balance/ledger.store.ts';
-import type { Db } from '../db/open-database.ts';
+import { InsufficientFunds, post } from '../balance/ledger.ts';
+import { UniqueViolation } from '../db/database.ts';
 import { ApiError, type FieldError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
@@ -18,15 +18,14 @@ import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
+import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
-import type { Withdrawal, WithdrawalStore } from './withdrawal.store.ts';
+import type { Withdrawal } from './withdrawal.store.ts';
 import { toWithdrawalOutput } from './withdrawal.view.ts';
 
 /** What the withdrawal use cases need. */
 export interface WithdrawalServiceDeps {
-  db: Db;
-  store: WithdrawalStore;
-  ledger: Ledger;
+  uow: UnitOfWork;
   registry: AssetRegistry;
   clock: Clock;
   adapter: (network: string) => NetworkAdapter;
@@ -53,15 +52,15 @@ function assetErrors(asset: Asset, body: unknown): FieldError[] {
 
 /** Creates the withdrawal use cases. */
 export function createWithdrawalService(deps: WithdrawalServiceDeps) {
-  const { db, store, ledger, registry, clock, logger } = deps;
+  const { uow, registry, clock, logger } = deps;
 
   function notFound(id: string): ApiError {
     return new ApiError(404, 'withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
   }
 
-  function owned(merchant: Merchant, id: string): Withdrawal {
+  async function owned(stores: Stores, merchant: Merchant, id: string): Promise<Withdrawal> {
     const key = storedId(id);
-    const withdrawal = key === undefined ? undefined : store.findForMerchant(merchant.id, key);
+    const withdrawal = key === undefined ? undefined : await stores.withdrawals.findForMerchant(merchant.id, key);
     if (!withdrawal) throw notFound(id);
     return withdrawal;
   }
@@ -70,59 +69,83 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     return new ApiError(409, 'invalid-state', `The withdrawal is ${withdrawal.status}; only an OPEN withdrawal can be ${action}.`);
   }
 
-  const reserve = db.transaction((withdrawal: Withdrawal, asset: Asset) => {
-    if (store.findByInvoice(withdrawal.merchantId, withdrawal.invoice)) {
-      throw new ApiError(409, 'duplicate-invoice', `A withdrawal with invoice "${withdrawal.invoice}" already exists; invoices are unique per merchant.`);
-    }
-    store.insert(withdrawal);
-    const amount = parseAmount(withdrawal.amount);
-    ledger.post({
-      merchantId: withdrawal.merchantId,
-      assetId: asset.id,
-      decimals: asset.decimals,
-      kind: 'withdrawal-reserve',
-      availableDelta: amount.negated(),
-      reservedDelta: amount,
-      withdrawalId: withdrawal.id,
-    });
-  });
+  function duplicateInvoice(invoice: string): ApiError {
+    return new ApiError(409, 'duplicate-invoice', `A withdrawal with invoice "${invoice}" already exists; invoices are unique per merchant.`);
+  }
 
-  const move = db.transaction((merchant: Merchant, id: string, to: WithdrawalStatus, action: string): Withdrawal => {
-    const withdrawal = owned(merchant, id);
-    if (!store.transition(id, 'OPEN', to, clock())) throw wrongState(withdrawal, action);
-    if (to === 'CANCELLED') {
+  // The withdrawal and its reservation, all or nothing. The account is locked from the balance read
+  // to the reservation, so concurrent creates (in any instance) cannot overdraw.
+  async function reserve(withdrawal: Withdrawal, asset: Asset): Promise<void> {
+    try {
+      await uow.transaction(async (stores) => {
+        if (await stores.withdrawals.findByInvoice(withdrawal.merchantId, withdrawal.invoice)) throw duplicateInvoice(withdrawal.invoice);
+        await stores.withdrawals.insert(withdrawal);
+        const amount = parseAmount(withdrawal.amount);
+        await post(stores.ledger, clock, {
+          merchantId: withdrawal.merchantId,
+          assetId: asset.id,
+          decimals: asset.decimals,
+          kind: 'withdrawal-reserve',
+          availableDelta: amount.negated(),
+          reservedDelta: amount,
+          withdrawalId: withdrawal.id,
+        });
+      });
+    } catch (err) {
+      if (err instanceof InsufficientFunds) {
+        throw new ApiError(
+          422,
+          'insufficient-funds',
+          `The available balance is ${formatAmount(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
+        );
+      }
+      // Another request with the same invoice committed between our check and our insert.
+      if (err instanceof UniqueViolation) throw duplicateInvoice(withdrawal.invoice);
+      throw err;
+    }
+  }
+
+  function move(merchant: Merchant, id: string, to: WithdrawalStatus, action: string): Promise<Withdrawal> {
+    return uow.transaction(async (stores) => {
+      const withdrawal = await owned(stores, merchant, id);
+      // The conditional update is the check: of two racing moves, one changes the row.
+      if (!(await stores.withdrawals.transition(id, 'OPEN', to, clock()))) throw wrongState(withdrawal, action);
+      if (to === 'CANCELLED') {
+        const asset = registry.byId(withdrawal.assetId);
+        const amount = parseAmount(withdrawal.amount);
+        await post(stores.ledger, clock, {
+          merchantId: merchant.id,
+          assetId: asset.id,
+          decimals: asset.decimals,
+          kind: 'withdrawal-release',
+          availableDelta: amount,
+          reservedDelta: amount.negated(),
+          withdrawalId: id,
+        });
+      }
+      return (await stores.withdrawals.findById(id))!;
+    });
+  }
+
+  function recordSent(withdrawal: Withdrawal, txnId: string, addressFrom: string): Promise<void> {
+    return uow.transaction(async (stores) => {
+      if (!(await stores.withdrawals.markSent(withdrawal.id, txnId, addressFrom, clock()))) return;
       const asset = registry.byId(withdrawal.assetId);
-      const amount = parseAmount(withdrawal.amount);
-      ledger.post({
-        merchantId: merchant.id,
+      await post(stores.ledger, clock, {
+        merchantId: withdrawal.merchantId,
         assetId: asset.id,
         decimals: asset.decimals,
-        kind: 'withdrawal-release',
-        availableDelta: amount,
-        reservedDelta: amount.negated(),
-        withdrawalId: id,
+        kind: 'withdrawal-send',
+        availableDelta: ZERO,
+        reservedDelta: parseAmount(withdrawal.amount).negated(),
+        withdrawalId: withdrawal.id,
       });
-    }
-    return store.findById(id)!;
-  });
-
-  const recordSent = db.transaction((withdrawal: Withdrawal, txnId: string, addressFrom: string) => {
-    if (!store.markSent(withdrawal.id, txnId, addressFrom, clock())) return;
-    const asset = registry.byId(withdrawal.assetId);
-    ledger.post({
-      merchantId: withdrawal.merchantId,
-      assetId: asset.id,
-      decimals: asset.decimals,
-      kind: 'withdrawal-send',
-      availableDelta: ZERO,
-      reservedDelta: parseAmount(withdrawal.amount).negated(),
-      withdrawalId: withdrawal.id,
     });
-  });
+  }
 
   /** Broadcasts an approved withdrawal's payout, once; safe to call again after a crash. */
   async function send(id: string): Promise<void> {
-    const withdrawal = store.findById(id);
+    const withdrawal = await uow.stores.withdrawals.findById(id);
     if (!withdrawal || withdrawal.status !== 'APPROVED' || withdrawal.txnId) return;
     const asset = registry.byId(withdrawal.assetId);
     const sent = await deps.adapter(asset.network).send({
@@ -132,12 +155,12 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       destTag: withdrawal.destTag,
       amount: withdrawal.receivedAmount,
     });
-    recordSent.immediate(withdrawal, sent.txnId, sent.addressFrom);
+    await recordSent(withdrawal, sent.txnId, sent.addressFrom);
   }
 
   return {
     /** Creates a withdrawal and reserves its amount; 422 when the available balance is short. */
-    create(merchant: Merchant, body: unknown): WithdrawalOutput {
+    async create(merchant: Merchant, body: unknown): Promise<WithdrawalOutput> {
       const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
       const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(named, body));
       const input = data!;
@@ -162,61 +185,52 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      reserve.immediate(withdrawal, asset);
+      await reserve(withdrawal, asset);
       return toWithdrawalOutput(registry, withdrawal, merchant);
     },
 
     /** One of the merchant's withdrawals. */
-    get(merchant: Merchant, id: string): WithdrawalOutput {
-      return toWithdrawalOutput(registry, owned(merchant, id), merchant);
+    async get(merchant: Merchant, id: string): Promise<WithdrawalOutput> {
+      return toWithdrawalOutput(registry, await owned(uow.stores, merchant, id), merchant);
     },
 
     /** A page of the merchant's withdrawals, newest first. */
-    list(merchant: Merchant, rawQuery: Record<string, unknown>): ListEnvelope<WithdrawalOutput> {
+    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<ListEnvelope<WithdrawalOutput>> {
       const query = withStoredIds(parseOrThrow(ListWithdrawalsQuery, rawQuery));
       const page = query.page ?? 0;
       const limit = query.limit ?? DEFAULT_LIMIT;
-      const { withdrawals, total } = store.list(merchant.id, query, page * limit, limit);
+      // The count and the page from one snapshot, even while others write.
+      const { withdrawals, total } = await uow.snapshot((stores) => stores.withdrawals.list(merchant.id, query, page * limit, limit));
       return { data: withdrawals.map((w) => toWithdrawalOutput(registry, w, merchant)), page, limit, total };
     },
 
     /** Approves an OPEN withdrawal and broadcasts its payout; a failed broadcast is retried later. */
     async approve(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
       parseOrThrow(WithdrawalActionInput, body);
-      move.immediate(merchant, id, 'APPROVED', 'approved');
+      await move(merchant, id, 'APPROVED', 'approved');
       try {
         await send(id);
       } catch (err) {
         logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
       }
-      return toWithdrawalOutput(registry, store.findById(id)!, merchant);
+      return toWithdrawalOutput(registry, (await uow.stores.withdrawals.findById(id))!, merchant);
     },
 
     /** Cancels an OPEN withdrawal and releases its reservation. */
-    cancel(merchant: Merchant, id: string, body: unknown): WithdrawalOutput {
+    async cancel(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
       parseOrThrow(WithdrawalActionInput, body);
-      return toWithdrawalOutput(registry, move.immediate(merchant, id, 'CANCELLED', 'cancelled'), merchant);
+      return toWithdrawalOutput(registry, await move(merchant, id, 'CANCELLED', 'cancelled'), merchant);
     },
 
     /** Broadcasts every approved payout still waiting (after a restart or a failed broadcast). */
     async sendPending(): Promise<void> {
-      for (const id of store.awaitingSend()) {
+      for (const id of await uow.stores.withdrawals.awaitingSend()) {
         try {
           await send(id);
         } catch (err) {
           logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
         }
       }
-    },
-
-    /** The merchant's balance of every asset it has held. */
-    balances(merchant: Merchant) {
-      return {
-        data: ledger.balances(merchant.id).map((b) => {
-          const asset = registry.byId(b.assetId);
-          return { asset: registry.toJson(asset), available: formatAmount(b.available, asset.decimals), reserved: formatAmount(b.reserved, asset.decimals) };
-        }),
-      };
     },
   };
 }

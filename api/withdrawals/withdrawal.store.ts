@@ -1,4 +1,4 @@
-import type { Db } from '../db/open-database.ts';
+import { type Dialect, jsonTextList, type Sql } from '../db/database.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import type { WithdrawalStatus } from './withdrawal.schema.ts';
 
@@ -69,102 +69,93 @@ function toWithdrawal(row: WithdrawalRow): Withdrawal {
   };
 }
 
-const FILTER_SQL = {
-  ids: 'id IN (SELECT value FROM json_each(@ids))',
-  invoices: 'invoice IN (SELECT value FROM json_each(@invoices))',
-  txnIds: 'txn_id IN (SELECT value FROM json_each(@txnIds))',
-  statuses: 'status IN (SELECT value FROM json_each(@statuses))',
-} as const;
-type FilterName = keyof typeof FILTER_SQL;
-const FILTER_NAMES = Object.keys(FILTER_SQL) as FilterName[];
+type FilterName = keyof WithdrawalFilters;
+const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses'];
+const COLUMNS: Record<FilterName, string> = { ids: 'id', invoices: 'invoice', txnIds: 'txn_id', statuses: 'status' };
+const queryTexts = new Map<string, { count: string; page: string }>();
 
-/** SQL for withdrawals. */
-export function createWithdrawalStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO withdrawals (id, merchant_id, asset_id, amount, fee, received_amount, address_to, dest_tag, address_from, txn_id,
-       confirmations, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
-     VALUES (@id, @merchantId, @assetId, @amount, @fee, @receivedAmount, @addressTo, @destTag, @addressFrom, @txnId,
-       @confirmations, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`,
-  );
-  const byId = db.prepare<[string], WithdrawalRow>('SELECT * FROM withdrawals WHERE id = ?');
-  const byMerchantAndId = db.prepare<[string, string], WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = ? AND id = ?');
-  const byInvoice = db.prepare<[string, string], WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = ? AND invoice = ?');
-  const byTxnId = db.prepare<[string], WithdrawalRow>('SELECT * FROM withdrawals WHERE txn_id = ?');
-  const transition = db.prepare<[WithdrawalStatus, number, string, WithdrawalStatus]>(
-    'UPDATE withdrawals SET status = ?, updated_at = ? WHERE id = ? AND status = ?',
-  );
-  const markSent = db.prepare('UPDATE withdrawals SET txn_id = ?, address_from = ?, updated_at = ? WHERE id = ? AND txn_id IS NULL');
-  const setConfirmations = db.prepare('UPDATE withdrawals SET confirmations = ?, updated_at = ? WHERE id = ?');
-  const awaitingSend = db.prepare<[], { id: string }>("SELECT id FROM withdrawals WHERE status = 'APPROVED' AND txn_id IS NULL");
-  const listStatements = new Map<string, { count: ReturnType<Db['prepare']>; page: ReturnType<Db['prepare']> }>();
-
-  function listStatement(filters: FilterName[]) {
-    const key = filters.join(',');
-    let statements = listStatements.get(key);
-    if (!statements) {
-      const where = ['merchant_id = @merchantId', ...filters.map((f) => FILTER_SQL[f])].join(' AND ');
-      statements = {
-        count: db.prepare(`SELECT COUNT(*) AS total FROM withdrawals WHERE ${where}`),
-        page: db.prepare(`SELECT * FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`),
-      };
-      listStatements.set(key, statements);
-    }
-    return statements;
+// Array filters arrive as one JSON parameter each, so every combination of filters is one fixed SQL text.
+function listSql(dialect: Dialect, used: FilterName[]): { count: string; page: string } {
+  const key = `${dialect.name}|${used.join(',')}`;
+  let texts = queryTexts.get(key);
+  if (!texts) {
+    const where = ['merchant_id = @merchantId', ...used.map((f) => `${COLUMNS[f]} IN ${dialect.jsonValues(`@${f}`)}`)].join(' AND ');
+    texts = {
+      count: `SELECT COUNT(*) AS total FROM withdrawals WHERE ${where}`,
+      page: `SELECT * FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
+    };
+    queryTexts.set(key, texts);
   }
-
-  return {
-    /** Stores a new withdrawal. */
-    insert(withdrawal: Withdrawal): void {
-      insert.run({ ...withdrawal, ...customerColumns(withdrawal.customer) });
-    },
-    /** A withdrawal by id, whoever owns it. */
-    findById(id: string): Withdrawal | undefined {
-      const row = byId.get(id);
-      return row && toWithdrawal(row);
-    },
-    /** A withdrawal by id, only if this merchant owns it. */
-    findForMerchant(merchantId: string, id: string): Withdrawal | undefined {
-      const row = byMerchantAndId.get(merchantId, id);
-      return row && toWithdrawal(row);
-    },
-    /** The merchant's withdrawal with an invoice, if any. */
-    findByInvoice(merchantId: string, invoice: string): Withdrawal | undefined {
-      const row = byInvoice.get(merchantId, invoice);
-      return row && toWithdrawal(row);
-    },
-    /** The withdrawal paid out by a network transaction. */
-    findByTxnId(txnId: string): Withdrawal | undefined {
-      const row = byTxnId.get(txnId);
-      return row && toWithdrawal(row);
-    },
-    /** One page of a merchant's withdrawals, newest first, and how many match in all. */
-    list(merchantId: string, filters: WithdrawalFilters, offset: number, limit: number): { withdrawals: Withdrawal[]; total: number } {
-      const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-      const params: Record<string, unknown> = { merchantId, offset, limit };
-      for (const name of used) params[name] = JSON.stringify(filters[name]);
-      const statements = listStatement(used);
-      const { total } = statements.count.get(params) as { total: number };
-      const withdrawals = total > offset ? (statements.page.all(params) as WithdrawalRow[]).map(toWithdrawal) : [];
-      return { withdrawals, total };
-    },
-    /** Moves a withdrawal from one status to another; false if it was not in `from` any more. */
-    transition(id: string, from: WithdrawalStatus, to: WithdrawalStatus, at: number): boolean {
-      return transition.run(to, at, id, from).changes === 1;
-    },
-    /** Records the broadcast payout; false if it was already recorded. */
-    markSent(id: string, txnId: string, addressFrom: string, at: number): boolean {
-      return markSent.run(txnId, addressFrom, at, id).changes === 1;
-    },
-    /** Updates the payout's confirmation count. */
-    setConfirmations(id: string, confirmations: number, at: number): void {
-      setConfirmations.run(confirmations, at, id);
-    },
-    /** Approved withdrawals whose payout has not been broadcast yet. */
-    awaitingSend(): string[] {
-      return awaitingSend.all().map((row) => row.id);
-    },
-  };
+  return texts;
 }
 
-/** The withdrawal store's interface. */
-export type WithdrawalStore = ReturnType<typeof createWithdrawalStore>;
+const INSERT = `INSERT INTO withdrawals (id, merchant_id, asset_id, amount, fee, received_amount, address_to, dest_tag, address_from, txn_id,
+     confirmations, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
+   VALUES (@id, @merchantId, @assetId, @amount, @fee, @receivedAmount, @addressTo, @destTag, @addressFrom, @txnId,
+     @confirmations, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`;
+
+/** SQL for withdrawals, on the database or inside one transaction. */
+export class WithdrawalStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Stores a new withdrawal; a repeated invoice of the merchant is a UniqueViolation. */
+  async insert(withdrawal: Withdrawal): Promise<void> {
+    const { customer, ...fields } = withdrawal;
+    await this.sql.run(INSERT, { ...fields, ...customerColumns(customer) });
+  }
+
+  /** A withdrawal by id, whoever owns it. */
+  async findById(id: string): Promise<Withdrawal | undefined> {
+    const row = await this.sql.get<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = ?', [id]);
+    return row && toWithdrawal(row);
+  }
+
+  /** A withdrawal by id, only if this merchant owns it. */
+  async findForMerchant(merchantId: string, id: string): Promise<Withdrawal | undefined> {
+    const row = await this.sql.get<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = ? AND id = ?', [merchantId, id]);
+    return row && toWithdrawal(row);
+  }
+
+  /** The merchant's withdrawal with an invoice, if any. */
+  async findByInvoice(merchantId: string, invoice: string): Promise<Withdrawal | undefined> {
+    const row = await this.sql.get<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = ? AND invoice = ?', [merchantId, invoice]);
+    return row && toWithdrawal(row);
+  }
+
+  /** The withdrawal paid out by a network transaction. */
+  async findByTxnId(txnId: string): Promise<Withdrawal | undefined> {
+    const row = await this.sql.get<WithdrawalRow>('SELECT * FROM withdrawals WHERE txn_id = ?', [txnId]);
+    return row && toWithdrawal(row);
+  }
+
+  /** One page of a merchant's withdrawals, newest first, and how many match in all. */
+  async list(merchantId: string, filters: WithdrawalFilters, offset: number, limit: number): Promise<{ withdrawals: Withdrawal[]; total: number }> {
+    const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+    const params: Record<string, unknown> = { merchantId, offset, limit };
+    for (const name of used) params[name] = jsonTextList(filters[name]!);
+    const texts = listSql(this.sql.dialect, used);
+    const total = Number((await this.sql.get<{ total: number }>(texts.count, params))!.total);
+    const withdrawals = total > offset ? (await this.sql.all<WithdrawalRow>(texts.page, params)).map(toWithdrawal) : [];
+    return { withdrawals, total };
+  }
+
+  /** Moves a withdrawal from one status to another; false if it was not in `from` any more. */
+  async transition(id: string, from: WithdrawalStatus, to: WithdrawalStatus, at: number): Promise<boolean> {
+    return (await this.sql.run('UPDATE withdrawals SET status = ?, updated_at = ? WHERE id = ? AND status = ?', [to, at, id, from])) === 1;
+  }
+
+  /** Records the broadcast payout; false if it was already recorded. */
+  async markSent(id: string, txnId: string, addressFrom: string, at: number): Promise<boolean> {
+    return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
+  }
+
+  /** Updates the payout's confirmation count. */
+  async setConfirmations(id: string, confirmations: number, at: number): Promise<void> {
+    await this.sql.run('UPDATE withdrawals SET confirmations = ?, updated_at = ? WHERE id = ?', [confirmations, at, id]);
+  }
+
+  /** Approved withdrawals whose payout has not been broadcast yet. */
+  async awaitingSend(): Promise<string[]> {
+    return (await this.sql.all<{ id: string }>("SELECT id FROM withdrawals WHERE status = 'APPROVED' AND txn_id IS NULL ORDER BY created_at, id")).map((row) => row.id);
+  }
+}

@@ -11,29 +11,20 @@ const FREE_TEXT_FILTERS = ['invoices'] as const;
 /** The withdrawal endpoints and their approve/cancel actions, mounted at /v2/withdrawal. */
 export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
   const router = Router();
-  router.post('/', ...auth.signedJson, (req, res) => {
-    res.json(withdrawals.create(res.locals.merchant, req.body));
+  router.post('/', ...auth.signedJson, async (req, res) => {
+    res.json(await withdrawals.create(res.locals.merchant, req.body));
   });
-  router.get('/', auth.apiKey, (req, res) => {
-    res.json(withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
+  router.get('/', auth.apiKey, async (req, res) => {
+    res.json(await withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
-  router.get('/:id', auth.apiKey, (req, res) => {
-    res.json(withdrawals.get(res.locals.merchant, req.params.id as string));
+  router.get('/:id', auth.apiKey, async (req, res) => {
+    res.json(await withdrawals.get(res.locals.merchant, req.params.id as string));
   });
   router.post('/:id/approve', ...auth.signedJson, async (req, res) => {
     res.json(await withdrawals.approve(res.locals.merchant, req.params.id as string, req.body));
   });
-  router.post('/:id/cancel', ...auth.signedJson, (req, res) => {
-    res.json(withdrawals.cancel(res.locals.merchant, req.params.id as string, req.body));
-  });
-  return router;
-}
-
-/** GET /balance, mounted at /v2/balance: what each asset holds, available and reserved for payouts. */
-export function balanceRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
-  const router = Router();
-  router.get('/', auth.apiKey, (_req, res) => {
-    res.json(withdrawals.balances(res.locals.merchant));
+  router.post('/:id/cancel', ...auth.signedJson, async (req, res) => {
+    res.json(await withdrawals.cancel(res.locals.merchant, req.params.id as string, req.body));
   });
   return router;
 }

@@ -9,12 +9,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../api/app.ts';
 import { loadConfig } from '../../api/config.ts';
-import { openDatabase } from '../../api/db/open-database.ts';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { createServices } from '../../api/services.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
-import { getJson, merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { getJson, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 describe('GET /v2/assets', () => {
   let server: TestServer;
@@ -61,25 +60,35 @@ describe('the asset registry', () => {
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-assets-'));
-    const db = openDatabase(path.join(dataDir, 'checkout.db'));
+    const { db, database } = await openTestStore(dataDir);
     // What an operator's data migration would do: one row, no code.
-    db.prepare(
-      `INSERT INTO assets (short, network, name, logo, decimals, chain_decimals, contract_address, withdrawal_fee)
-       VALUES ('DAI', 'ethereum', 'Dai Stablecoin', 'https://cdn.example/dai.svg', 8, 18, '0x6B175474E89094C44Da98b954EedeAC495271d0F', '2')`,
-    ).run();
-    db.prepare("UPDATE networks SET confirmations_needed = 6 WHERE name = 'bitcoin'").run();
+    assert.equal(
+      await db.run(
+        `INSERT INTO assets (short, network, name, logo, decimals, chain_decimals, contract_address, withdrawal_fee)
+         VALUES ('DAI', 'ethereum', 'Dai Stablecoin', 'https://cdn.example/dai.svg', 8, 18, '0x6B175474E89094C44Da98b954EedeAC495271d0F', '2')`,
+      ),
+      1,
+    );
+    assert.equal(await db.run("UPDATE networks SET confirmations_needed = 6 WHERE name = 'bitcoin'"), 1);
     const config = loadConfig({ DATA_DIR: dataDir, SIMULATOR: 'on', SIMULATOR_BLOCK_SECONDS: '0', ADDRESS_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
-    const services = createServices({ db, config, clock: createManualClock(Date.now()), logger: silentLogger(), serverKey: randomBytes(32) });
+    const services = await createServices({
+      db,
+      config: { ...config, databaseUrl: database?.url },
+      clock: createManualClock(Date.now()),
+      logger: silentLogger(),
+      serverKey: randomBytes(32),
+    });
     const server: http.Server = await new Promise((resolve) => {
       const listening = createApp(services).listen(0, '127.0.0.1', () => resolve(listening));
     });
     api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
-    shop = merchantApi({ api }, services.merchants.create({ name: 'Data Shop' }));
+    shop = merchantApi({ api }, await services.merchants.create({ name: 'Data Shop' }));
     stop = async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
-      db.close();
+      await db.close();
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     };
   });

@@ -30,8 +30,8 @@ let withdrawal: Record<string, unknown>;
 
 before(async () => {
   server = await startTestServer();
-  alice = server.createMerchant('Alice Shop');
-  bob = server.createMerchant('Bob Shop');
+  alice = await server.createMerchant('Alice Shop');
+  bob = await server.createMerchant('Bob Shop');
   const owner = merchantApi(server, alice);
   payment = (await owner.post('/payment', { amount: '3', asset: ETH, invoice: 'alice-secret-invoice' })).body;
   await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '3', asset: ETH, confirmations: 3 });
@@ -155,7 +155,7 @@ for (const endpoint of ENDPOINTS) {
             : `401 ${(expectation as typeof MISSING_API_KEY).error.code}`;
       test(`with ${attack.name}: ${answer}`, async () => {
         const db = server.services.db;
-        const before = databaseDigest(db);
+        const before = await databaseDigest(db);
         const signed = endpoint.body?.() ?? '';
         const sent = attack.sentBody?.(signed) ?? signed;
         if (attack.sentBody) assert.notEqual(sent, signed, 'the attack really changes the body');
@@ -187,7 +187,7 @@ for (const endpoint of ENDPOINTS) {
             assert.ok(!response.text.includes(secret), `the answer holds nothing of Alice's (${secret})`);
           }
         }
-        assert.equal(databaseDigest(db), before, 'a forged request changes nothing');
+        assert.equal(await databaseDigest(db), before, 'a forged request changes nothing');
       });
     }
   });
@@ -212,7 +212,7 @@ describe('replaying a captured signed request', () => {
     const headers = { 'API-KEY': alice.apiKey, 'X-HMAC': sign(raw, alice.secretKey) };
     const first = await send('POST', '/withdrawal', headers, raw);
     assert.equal(first.status, 200);
-    const before = databaseDigest(server.services.db);
+    const before = await databaseDigest(server.services.db);
     for (let i = 0; i < 3; i++) {
       const replay = await send('POST', '/withdrawal', headers, raw);
       assert.equal(replay.status, 409);
@@ -220,7 +220,7 @@ describe('replaying a captured signed request', () => {
         error: { code: 'duplicate-invoice', message: 'A withdrawal with invoice "replay-target" already exists; invoices are unique per merchant.' },
       });
     }
-    assert.equal(databaseDigest(server.services.db), before);
+    assert.equal(await databaseDigest(server.services.db), before);
     const cancel = JSON.stringify({});
     assert.equal((await send('POST', `/withdrawal/${first.body.id}/cancel`, { 'API-KEY': alice.apiKey, 'X-HMAC': sign(cancel, alice.secretKey) }, cancel)).status, 200);
   });
@@ -230,7 +230,7 @@ describe('replaying a captured signed request', () => {
     const raw = '{}';
     const headers = { 'API-KEY': alice.apiKey, 'X-HMAC': sign(raw, alice.secretKey) };
     assert.equal((await send('POST', `/withdrawal/${created.id}/cancel`, headers, raw)).status, 200);
-    const before = databaseDigest(server.services.db);
+    const before = await databaseDigest(server.services.db);
     for (const action of ['cancel', 'approve']) {
       const replay = await send('POST', `/withdrawal/${created.id}/${action}`, headers, raw);
       assert.equal(replay.status, 409);
@@ -238,6 +238,6 @@ describe('replaying a captured signed request', () => {
         error: { code: 'invalid-state', message: `The withdrawal is CANCELLED; only an OPEN withdrawal can be ${action === 'cancel' ? 'cancelled' : 'approved'}.` },
       });
     }
-    assert.equal(databaseDigest(server.services.db), before);
+    assert.equal(await databaseDigest(server.services.db), before);
   });
 });

@@ -26,8 +26,8 @@ let bob: TestMerchant;
 
 before(async () => {
   server = await startTestServer();
-  alice = server.createMerchant('Alice Shop');
-  bob = server.createMerchant('Bob Shop');
+  alice = await server.createMerchant('Alice Shop');
+  bob = await server.createMerchant('Bob Shop');
 });
 after(() => server.close());
 
@@ -93,8 +93,8 @@ describe('the API key', () => {
     assert.deepEqual(response.body, { data: [], page: 1, limit: 20, total: 0 });
   });
 
-  test('is stored only as a hash, and the secret key only sealed', () => {
-    const row = server.services.db.prepare('SELECT * FROM merchants WHERE id = ?').get(alice.merchant.id) as Record<string, unknown>;
+  test('is stored only as a hash, and the secret key only sealed', async () => {
+    const row = (await server.services.db.get<Record<string, unknown>>('SELECT * FROM merchants WHERE id = ?', [alice.merchant.id]))!;
     assert.equal(row.api_key_hash, createHash('sha256').update(alice.apiKey).digest('hex'));
     const stored = JSON.stringify(row);
     assert.ok(!stored.includes(alice.apiKey), 'the API key is not stored in clear');

@@ -21,7 +21,7 @@ let api: ReturnType<typeof merchantApi>;
 before(async () => {
   server = await startTestServer({ eventTiming: { heartbeatMs: 25, resyncMs: 60_000 } });
   server.clock.set(NOW);
-  shop = server.createMerchant('Checkout Shop');
+  shop = await server.createMerchant('Checkout Shop');
   api = merchantApi(server, shop);
 });
 after(() => server.close());
@@ -269,7 +269,7 @@ describe('GET /v2/checkout/:id/events', () => {
     const stream = await openStream(payment.id);
     assert.equal((await stream.nextPayment())!.payment.status, 'OPEN');
     server.clock.advance(60_000);
-    assert.ok(server.services.checkout.sweepExpired() >= 1);
+    assert.ok((await server.services.expirySweep.run()) >= 1);
     const expired = (await stream.nextPayment())!;
     assert.equal(expired.payment.status, 'EXPIRED');
     assert.equal(expired.payment.serverTime, '2026-11-21T10:16:30.123Z');
@@ -314,7 +314,7 @@ describe('the event stream without notifications', () => {
   after(() => resyncing.close());
 
   test('notices by resync that a payment passed its expiry, and reports it EXPIRED without a sweep', async () => {
-    const client = merchantApi(resyncing, resyncing.createMerchant('Resync Shop'));
+    const client = merchantApi(resyncing, await resyncing.createMerchant('Resync Shop'));
     const payment = (await client.post('/payment', { amount: '1', asset: BTC, timeout: 60 })).body;
     const stream = await openStream(payment.id, `${resyncing.api}/checkout/${payment.id}/events`);
     assert.equal((await stream.nextPayment())!.payment.status, 'OPEN');
@@ -322,7 +322,7 @@ describe('the event stream without notifications', () => {
     const expired = (await stream.nextPayment())!;
     assert.equal(expired.payment.status, 'EXPIRED');
     assert.equal(await stream.nextPayment(), undefined);
-    const stored = resyncing.services.db.prepare('SELECT status FROM payments WHERE id = ?').get(payment.id);
+    const stored = await resyncing.services.db.get('SELECT status FROM payments WHERE id = ?', [payment.id]);
     assert.deepEqual(stored, { status: 'OPEN' }, 'no sweep ran');
   });
 });

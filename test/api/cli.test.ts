@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { loadServerKey } from '../../api/merchants/server-key.ts';
 import { createServices } from '../../api/services.ts';
 import { systemClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { merchantApi, type TestMerchant } from '../helpers/test-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,10 +28,38 @@ const USAGE = 'Usage:\n  npm run cli -- merchant create --name NAME [--email EMA
 
 type Run = { code: number; stdout: string; stderr: string };
 
+/**
+ * Where the CLI and the server keep their data: a DATA_DIR (SQLite), plus, when the suite runs
+ * against PostgreSQL, a database of its own there and the SERVER_KEY every instance then shares.
+ */
+interface Store {
+  dataDir: string;
+  database: TestDatabase | undefined;
+}
+
+/** A scratch DATA_DIR and, on PostgreSQL, a fresh database. */
+async function createStore(prefix: string): Promise<Store> {
+  return { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), prefix)), database: await createTestDatabase() };
+}
+
+async function removeStore(store: Store): Promise<void> {
+  await store.database?.drop();
+  fs.rmSync(store.dataDir, { recursive: true, force: true });
+}
+
+// One key for every process of a PostgreSQL run, as its operator would configure (SQLite runs keep
+// theirs in DATA_DIR/server.key).
+const SERVER_KEY = randomBytes(32).toString('hex');
+
+/** The environment an operator sets for a store. */
+function storeEnv(store: Store): Record<string, string> {
+  return store.database ? { DATA_DIR: store.dataDir, DATABASE_URL: store.database.url, SERVER_KEY } : { DATA_DIR: store.dataDir, DATABASE_URL: '' };
+}
+
 /** Runs a command to completion, whatever its exit code. */
-async function run(file: string, args: string[], dataDir: string): Promise<Run> {
+async function run(file: string, args: string[], store: Store): Promise<Run> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(file, args, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+    const { stdout, stderr } = await promisify(execFile)(file, args, { cwd: ROOT, env: { ...process.env, ...storeEnv(store), LOG_LEVEL: 'silent' } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code?: number; stdout?: string; stderr?: string };
@@ -39,27 +69,31 @@ async function run(file: string, args: string[], dataDir: string): Promise<Run> 
 }
 
 /** Exactly as an operator types it. */
-const npmCli = (args: string[], dataDir: string) => run('npm', ['run', 'cli', '--', ...args], dataDir);
+const npmCli = (args: string[], store: Store) => run('npm', ['run', 'cli', '--', ...args], store);
 
 /** The same program in this process (what cli.ts runs after start-up), for the many flag checks. */
-function cli(args: string[], dir: string): Run {
-  const previous = process.env.DATA_DIR;
-  process.env.DATA_DIR = dir;
+async function cli(args: string[], store: Store): Promise<Run> {
+  const env = storeEnv(store);
+  const previous = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
   let stdout = '';
   let stderr = '';
   try {
-    const code = runCli(args, (text) => (stdout += text), (text) => (stderr += text));
+    const code = await runCli(args, (text) => (stdout += text), (text) => (stderr += text));
     return { code, stdout, stderr };
   } finally {
-    process.env.DATA_DIR = previous;
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 
-/** The service as main.ts builds it on a DATA_DIR (its server key file included), on a loopback port. */
-async function startServiceOn(dir: string) {
-  const config = loadConfig({ DATA_DIR: dir, SIMULATOR: 'on', SIMULATOR_BLOCK_SECONDS: '0', ADDRESS_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
-  const db = openDatabase(path.join(config.dataDir, 'checkout.db'));
-  const services = createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey: loadServerKey(config) });
+/** The service as main.ts builds it on a store (its server key included), on a loopback port. */
+async function startServiceOn(store: Store) {
+  const config = loadConfig({ ...storeEnv(store), SIMULATOR: 'on', SIMULATOR_BLOCK_SECONDS: '0', ADDRESS_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
+  const db = await openDatabase(config, silentLogger());
+  const services = await createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey: loadServerKey(config) });
   const server: http.Server = await new Promise((resolve) => {
     const listening = createApp(services).listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -69,17 +103,55 @@ async function startServiceOn(dir: string) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
-      db.close();
+      await db.close();
     },
   };
 }
 
-let dataDir: string;
+/** Everything the store holds, as text: the SQLite file and its WAL, or every row of every table. */
+async function storedText(store: Store): Promise<string> {
+  if (!store.database) {
+    const file = path.join(store.dataDir, 'checkout.db');
+    return [file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('');
+  }
+  const db = await openDatabase({ databaseUrl: store.database.url, dataDir: store.dataDir }, silentLogger());
+  try {
+    const tables = await db.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+    assert.ok(tables.some((t) => t.name === 'merchants'));
+    let text = '';
+    for (const { name } of tables) text += JSON.stringify(await db.all(`SELECT * FROM "${name}"`));
+    return text;
+  } finally {
+    await db.close();
+  }
+}
 
-before(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-cli-'));
+/** How many merchants the store holds (0 when the CLI never created its schema). */
+async function merchantCount(store: Store): Promise<number> {
+  if (!store.database) {
+    const file = path.join(store.dataDir, 'checkout.db');
+    if (!fs.existsSync(file)) return 0;
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM merchants').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  const db = await openDatabase({ databaseUrl: store.database.url, dataDir: store.dataDir }, silentLogger());
+  try {
+    return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM merchants'))!.n;
+  } finally {
+    await db.close();
+  }
+}
+
+let store: Store;
+
+before(async () => {
+  store = await createStore('checkout-cli-');
 });
-after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+after(() => removeStore(store));
 
 describe('merchant create --json', () => {
   let created: TestMerchant;
@@ -89,7 +161,7 @@ describe('merchant create --json', () => {
   });
 
   test('prints exactly one JSON document with the merchant and its keys, and nothing else', async () => {
-    const result = await npmCli(['merchant', 'create', '--name', 'Acme', '--json'], dataDir);
+    const result = await npmCli(['merchant', 'create', '--name', 'Acme', '--json'], store);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '');
     assert.ok(result.stdout.endsWith('}\n'));
@@ -103,9 +175,9 @@ describe('merchant create --json', () => {
   });
 
   test('takes the optional merchant fields', async () => {
-    const result = cli(
+    const result = await cli(
       ['merchant', 'create', '--name', 'Bolt & Co', '--email', 'ops@bolt.example', '--site-url', 'bolt.example', '--logo-url', 'https://bolt.example/logo.svg', '--json'],
-      dataDir,
+      store,
     );
     assert.equal(result.code, 0, result.stderr);
     const { merchant, apiKey } = JSON.parse(result.stdout);
@@ -114,7 +186,7 @@ describe('merchant create --json', () => {
   });
 
   test('the printed keys authenticate against a server started on the same DATA_DIR', async () => {
-    server = await startServiceOn(dataDir);
+    server = await startServiceOn(store);
     const api = merchantApi(server, created);
     const listed = await api.get('/payment');
     assert.equal(listed.status, 200);
@@ -126,7 +198,7 @@ describe('merchant create --json', () => {
 
   test('a merchant created while the server runs can use it at once', async () => {
     assert.ok(server, 'the server of the previous test is running');
-    const result = cli(['merchant', 'create', '--name', 'Late Arrival', '--json'], dataDir);
+    const result = await cli(['merchant', 'create', '--name', 'Late Arrival', '--json'], store);
     assert.equal(result.code, 0, result.stderr);
     const late = JSON.parse(result.stdout) as TestMerchant;
     const response = await merchantApi(server, late).post('/payment', { amount: '1', asset: { short: 'XRP', network: 'ripple' } });
@@ -134,15 +206,16 @@ describe('merchant create --json', () => {
     assert.equal(response.body.merchant.name, 'Late Arrival');
   });
 
-  test('the database holds neither key in clear', () => {
-    const bytes = fs.readFileSync(path.join(dataDir, 'checkout.db')).toString('latin1');
+  test('the database holds neither key in clear', async () => {
+    const bytes = await storedText(store);
+    assert.ok(bytes.includes(created.merchant.id), 'the merchant is there');
     assert.ok(!bytes.includes(created.apiKey));
     assert.ok(!bytes.includes(created.secretKey));
   });
 });
 
 describe('merchant create, refused', () => {
-  const scratch = () => fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-cli-bad-'));
+  const scratch = () => createStore('checkout-cli-bad-');
 
   for (const [title, args, message] of [
     ['without --name', ['merchant', 'create', '--json'], '--name is required.'],
@@ -156,40 +229,35 @@ describe('merchant create, refused', () => {
     ['with an unknown command', ['merchant', 'delete', '--name', 'X'], 'Unknown command "merchant delete".'],
   ] as const) {
     test(`${title}: exit code 2, a clear message on stderr, nothing on stdout, nothing created`, async () => {
-      const dir = scratch();
+      const bad = await scratch();
       try {
-        const result = cli([...args], dir);
+        const result = await cli([...args], bad);
         assert.equal(result.code, 2);
         assert.equal(result.stdout, '');
         assert.ok(result.stderr.startsWith(message), result.stderr);
-        const file = path.join(dir, 'checkout.db');
-        if (fs.existsSync(file)) {
-          const db = new Database(file, { readonly: true });
-          assert.deepEqual(db.prepare('SELECT COUNT(*) AS n FROM merchants').get(), { n: 0 });
-          db.close();
-        }
+        assert.equal(await merchantCount(bad), 0);
       } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
+        await removeStore(bad);
       }
     });
   }
 
   test('through npm too: exit code 2 and the usage on stderr', async () => {
-    const result = await npmCli(['merchant', 'create'], dataDir);
+    const result = await npmCli(['merchant', 'create'], store);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.ok(result.stderr.includes(`--name is required.\n${USAGE}`), result.stderr);
   });
 
   test('with no command: exit code 2 and the usage on stderr, not stdout', async () => {
-    const result = await run(process.execPath, ['--import', 'tsx', 'api/cli/cli.ts'], dataDir);
+    const result = await run(process.execPath, ['--import', 'tsx', 'api/cli/cli.ts'], store);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.ok(result.stderr.startsWith(USAGE));
   });
 
-  test('help prints the usage on stdout and succeeds', () => {
-    const result = cli(['--help'], dataDir);
+  test('help prints the usage on stdout and succeeds', async () => {
+    const result = await cli(['--help'], store);
     assert.equal(result.code, 0);
     assert.ok(result.stdout.startsWith(USAGE));
   });

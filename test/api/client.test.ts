@@ -87,7 +87,7 @@ async function fakeServer(handler: http.RequestListener): Promise<{ url: string;
 
 before(async () => {
   server = await startTestServer();
-  shop = server.createMerchant('Client Shop');
+  shop = await server.createMerchant('Client Shop');
   client = new MerchantClient({ baseUrl: server.url, apiKey: shop.apiKey, secretKey: shop.secretKey });
 });
 after(() => server.close());
@@ -311,7 +311,7 @@ describe('errors', () => {
     await rejectsWith(client.getPayment(UNKNOWN_ID), { status: 404, code: 'payment-not-found', message: `No payment with id "${UNKNOWN_ID}" exists for this merchant.` });
     await rejectsWith(client.getWithdrawal(UNKNOWN_ID), { status: 404, code: 'withdrawal-not-found' });
     await rejectsWith(client.approveWithdrawal(UNKNOWN_ID), { status: 404, code: 'withdrawal-not-found' });
-    const other = server.createMerchant('Other Shop');
+    const other = await server.createMerchant('Other Shop');
     const foreign = await new MerchantClient({ baseUrl: server.url, ...other }).createPayment({ amount: '1', asset: BTC });
     await rejectsWith(client.getPayment(foreign.id), { status: 404, code: 'payment-not-found' });
     await rejectsWith(client.getPayment(''), { status: 404, code: 'payment-not-found', message: 'There is no payment with an empty id.' });

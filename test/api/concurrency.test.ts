@@ -1,6 +1,6 @@
 /**
- * Money under concurrency: two real service processes on one DATA_DIR (one SQLite file), hit at
- * the same moment. Withdrawals never overdraw, and approve/cancel races have exactly one winner.
+ * Money under concurrency: two real service processes on one store (one SQLite file, or on the
+ * PostgreSQL half of the suite one PostgreSQL database), hit at the same moment. Withdrawals never overdraw, and approve/cancel races have exactly one winner.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import Decimal from 'decimal.js';
@@ -12,8 +12,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
-import { auditLedger, openReadOnly, withdrawalSteps } from '../helpers/ledger-audit.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import type { Database } from '../../api/db/database.ts';
+import { auditLedger, openAuditDatabase, withdrawalSteps } from '../helpers/ledger-audit.ts';
+import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
 
 /** Repetitions of each race: one in `npm test`, more under `npm run test:soak`. */
@@ -42,12 +43,17 @@ async function fund(asset: { short: string; network: string }, amount: string, c
   assert.equal((await on(first).get(`/payment/${payment.body.id}`)).body.status, 'COMPLETE');
 }
 
-function assetId(short: string, network: string): number {
-  const db = openReadOnly(dataDir);
+/** A connection of the test's own to the processes' store. */
+async function openStore(): Promise<Database> {
+  return openAuditDatabase({ dataDir, databaseUrl: (await storeEnv(dataDir)).DATABASE_URL });
+}
+
+async function assetId(short: string, network: string): Promise<number> {
+  const db = await openStore();
   try {
-    return (db.prepare('SELECT id FROM assets WHERE short = ? AND network = ?').get(short, network) as { id: number }).id;
+    return (await db.get<{ id: number }>('SELECT id FROM assets WHERE short = ? AND network = ?', [short, network]))!.id;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -72,16 +78,16 @@ describe('withdrawals from two processes at once', () => {
     const addressTo = addressOf('ethereum', 'concurrency-payee');
     const acceptedIds: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) acceptedIds.push(...(await overdraftRace(asset, addressTo, round)));
-    const db = openReadOnly(dataDir);
+    const db = await openStore();
     try {
-      const stored = db.prepare('SELECT id FROM withdrawals WHERE merchant_id = ? ORDER BY id').all(keys.merchant.id) as { id: string }[];
+      const stored = await db.all<{ id: string }>('SELECT id FROM withdrawals WHERE merchant_id = ? ORDER BY id', [keys.merchant.id]);
       assert.deepEqual(
         stored.map((w) => w.id),
         acceptedIds.sort(),
         'exactly the accepted withdrawals exist',
       );
     } finally {
-      db.close();
+      await db.close();
     }
   });
 });
@@ -102,14 +108,14 @@ async function overdraftRace(asset: { short: string; network: string }, addressT
 
   // Every earlier round left its 0.1 reserved as well.
   const reserved = new Decimal(round).div(10);
-  const db = openReadOnly(dataDir);
+  const db = await openStore();
   try {
-    const { problems, balances } = auditLedger(db, keys.merchant.id);
+    const { problems, balances } = await auditLedger(db, keys.merchant.id);
     assert.deepEqual(problems, []);
-    assert.deepEqual(balances.get(assetId('ETH', 'ethereum')), { available: '0', reserved: reserved.toFixed() });
-    for (const response of accepted) assert.deepEqual(withdrawalSteps(db, response.body.id), ['withdrawal-reserve']);
+    assert.deepEqual(balances.get(await assetId('ETH', 'ethereum')), { available: '0', reserved: reserved.toFixed() });
+    for (const response of accepted) assert.deepEqual(await withdrawalSteps(db, response.body.id), ['withdrawal-reserve']);
   } finally {
-    db.close();
+    await db.close();
   }
   for (const process of [first, second]) {
     const balance = (await on(process).get('/balance')).body.data.find((b: { asset: { short: string } }) => b.asset.short === 'ETH');
@@ -161,7 +167,7 @@ describe('approve and cancel racing on the same withdrawal from two processes', 
       }),
     );
 
-    const db = openReadOnly(dataDir);
+    const db = await openStore();
     let sent = 0;
     try {
       for (const { withdrawal, answers } of races) {
@@ -172,7 +178,7 @@ describe('approve and cancel racing on the same withdrawal from two processes', 
           assert.equal(loser.status, 409);
           assert.equal(loser.body.error.code, 'invalid-state');
         }
-        const steps = withdrawalSteps(db, withdrawal.id);
+        const steps = await withdrawalSteps(db, withdrawal.id);
         if (winner.action === 'approve') {
           sent++;
           assert.equal(winner.body.status, 'APPROVED');
@@ -186,12 +192,12 @@ describe('approve and cancel racing on the same withdrawal from two processes', 
         assert.equal(stored.status, winner.body.status);
       }
       t.diagnostic(`${sent} of ${rounds} races won by an approve, ${rounds - sent} by a cancel`);
-      const { problems, balances } = auditLedger(db, keys.merchant.id);
+      const { problems, balances } = await auditLedger(db, keys.merchant.id);
       assert.deepEqual(problems, []);
       // Each round reserved 1 LTC; approved ones left the balance, cancelled ones came back.
-      assert.deepEqual(balances.get(assetId('LTC', 'litecoin')), { available: String(rounds - sent), reserved: '0' });
+      assert.deepEqual(balances.get(await assetId('LTC', 'litecoin')), { available: String(rounds - sent), reserved: '0' });
     } finally {
-      db.close();
+      await db.close();
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Crash: the real service is killed with SIGKILL in the middle of a burst of creates. After a
  * restart on the same DATA_DIR every create it answered 200 reads back the same, nothing is half
- * written, the ledger still balances and SQLite reports the file intact.
+ * written, the ledger still balances and (on SQLite) the file is intact. On the PostgreSQL half of
+ * the suite the same holds of the process's PostgreSQL database.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import Decimal from 'decimal.js';
@@ -13,8 +14,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
-import { auditLedger, openReadOnly, withdrawalSteps } from '../helpers/ledger-audit.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { auditLedger, openAuditDatabase, openReadOnly, withdrawalSteps } from '../helpers/ledger-audit.ts';
+import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
 
 const WORKERS = 16;
@@ -116,25 +117,33 @@ async function assertIntact(
     const fields = kind === 'payment' ? PAYMENT_FIELDS : WITHDRAWAL_FIELDS;
     assert.deepEqual(pick(stored.body, fields), pick(body, fields));
   }
-  const db = openReadOnly(dataDir);
+  const databaseUrl = (await storeEnv(dataDir)).DATABASE_URL;
+  if (!databaseUrl) {
+    const file = openReadOnly(dataDir);
+    try {
+      assert.deepEqual(file.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+      assert.deepEqual(file.pragma('foreign_key_check'), []);
+    } finally {
+      file.close();
+    }
+  }
+  const db = await openAuditDatabase({ dataDir, databaseUrl });
   try {
-    assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-    assert.deepEqual(db.pragma('foreign_key_check'), []);
     // Every stored payment has its one address; no address is claimed by a payment that is not there.
-    const orphans = db.prepare('SELECT COUNT(*) AS n FROM addresses a WHERE payment_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = a.payment_id)').get() as { n: number };
-    assert.equal(orphans.n, 0);
-    const addressless = db.prepare('SELECT COUNT(*) AS n FROM payments p WHERE (SELECT COUNT(*) FROM addresses a WHERE a.payment_id = p.id) <> 1').get() as { n: number };
-    assert.equal(addressless.n, 0);
+    const orphans = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM addresses a WHERE payment_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = a.payment_id)');
+    assert.equal(Number(orphans!.n), 0);
+    const addressless = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM payments p WHERE (SELECT COUNT(*) FROM addresses a WHERE a.payment_id = p.id) <> 1');
+    assert.equal(Number(addressless!.n), 0);
     // Every stored withdrawal reserved its amount exactly once, answered or not.
-    const withdrawals = db.prepare('SELECT id, amount FROM withdrawals WHERE merchant_id = ?').all(keys.merchant.id) as { id: string; amount: string }[];
-    for (const withdrawal of withdrawals) assert.deepEqual(withdrawalSteps(db, withdrawal.id), ['withdrawal-reserve'], withdrawal.id);
+    const withdrawals = await db.all<{ id: string; amount: string }>('SELECT id, amount FROM withdrawals WHERE merchant_id = ?', [keys.merchant.id]);
+    for (const withdrawal of withdrawals) assert.deepEqual(await withdrawalSteps(db, withdrawal.id), ['withdrawal-reserve'], withdrawal.id);
     assert.ok(withdrawals.length >= answered.filter((a) => a.kind === 'withdrawal').length);
-    const { problems, balances } = auditLedger(db, keys.merchant.id);
+    const { problems, balances } = await auditLedger(db, keys.merchant.id);
     assert.deepEqual(problems, []);
-    const eth = (db.prepare("SELECT id FROM assets WHERE short = 'ETH' AND network = 'ethereum'").get() as { id: number }).id;
+    const eth = (await db.get<{ id: number }>("SELECT id FROM assets WHERE short = 'ETH' AND network = 'ethereum'"))!.id;
     const reserved = withdrawals.reduce((sum, w) => sum.plus(w.amount), new Decimal(0));
     assert.deepEqual(balances.get(eth), { available: new Decimal(FUNDING).minus(reserved).toFixed(), reserved: reserved.toFixed() });
   } finally {
-    db.close();
+    await db.close();
   }
 }

@@ -21,7 +21,7 @@ let api: ReturnType<typeof merchantApi>;
 
 before(async () => {
   server = await startTestServer();
-  shop = server.createMerchant('Errors Shop');
+  shop = await server.createMerchant('Errors Shop');
   api = merchantApi(server, shop);
   const funding = await api.post('/payment', { amount: '5', asset: ETH });
   await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '5', asset: ETH, confirmations: 3 });
@@ -40,15 +40,36 @@ async function rawPost(path: string, body: string | Buffer, headers: Record<stri
 }
 
 /** Row counts of every table a create writes to, to prove a failed create wrote nothing. */
-function tableCounts() {
-  const count = (table: string) => (server.services.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  const indexes = server.services.db.prepare('SELECT network, next_index FROM hd_accounts ORDER BY network').all();
+async function tableCounts() {
+  const { db } = server.services;
+  const count = async (table: string) => (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+  const indexes = await db.all('SELECT network, next_index FROM hd_accounts ORDER BY network');
   return {
-    payments: count('payments'),
-    addresses: count('addresses'),
-    withdrawals: count('withdrawals'),
-    ledger: count('ledger_entries'),
+    payments: await count('payments'),
+    addresses: await count('addresses'),
+    withdrawals: await count('withdrawals'),
+    ledger: await count('ledger_entries'),
     indexes,
+  };
+}
+
+/**
+ * Makes the database refuse every `event` (`INSERT`, `UPDATE OF status`...) on `table` with
+ * `message`, by a trigger named `name`; resolves to what removes it again.
+ */
+async function failEvery(name: string, event: string, table: string, message: string): Promise<() => Promise<void>> {
+  const { db } = server.services;
+  if (server.store === 'sqlite') {
+    await db.run(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} BEGIN SELECT RAISE(ABORT, '${message}'); END`);
+    return async () => {
+      await db.run(`DROP TRIGGER ${name}`);
+    };
+  }
+  await db.run(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$`);
+  await db.run(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+  return async () => {
+    await db.run(`DROP TRIGGER ${name} ON ${table}`);
+    await db.run(`DROP FUNCTION ${name}()`);
   };
 }
 
@@ -227,10 +248,9 @@ describe('X-Request-Id', () => {
 
 describe('unexpected failures', () => {
   test('answer 500 internal-error without stack, SQL or message, and write nothing', async () => {
-    const db = server.services.db;
-    db.exec("CREATE TRIGGER fail_payments BEFORE INSERT ON payments BEGIN SELECT RAISE(ABORT, 'SQLITE boom in INSERT INTO payments'); END");
+    const restore = await failEvery('fail_payments', 'INSERT', 'payments', 'SQLITE boom in INSERT INTO payments');
     try {
-      const before = tableCounts();
+      const before = await tableCounts();
       for (const asset of [BTC, XRP]) {
         const response = await rawPost('/payment', JSON.stringify({ amount: '1', asset, invoice: 'doomed' }));
         assert.equal(response.status, 500);
@@ -239,25 +259,24 @@ describe('unexpected failures', () => {
         assert.deepEqual(response.body, INTERNAL_ERROR);
         assert.doesNotMatch(response.text, /SQL|INSERT|boom|\.ts|at /);
       }
-      assert.deepEqual(tableCounts(), before, 'no payment, no claimed address, no used derivation index or tag');
+      assert.deepEqual(await tableCounts(), before, 'no payment, no claimed address, no used derivation index or tag');
     } finally {
-      db.exec('DROP TRIGGER fail_payments');
+      await restore();
     }
   });
 
   test('a withdrawal whose ledger posting fails leaves neither the withdrawal nor a reservation', async () => {
-    const db = server.services.db;
-    db.exec("CREATE TRIGGER fail_ledger BEFORE INSERT ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger down'); END");
+    const restore = await failEvery('fail_ledger', 'INSERT', 'ledger_entries', 'ledger down');
     try {
-      const before = tableCounts();
+      const before = await tableCounts();
       const balance = (await api.get('/balance')).body;
       const response = await api.post('/withdrawal', { amount: '0.2', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'ledger-down' });
       assert.equal(response.status, 500);
       assert.deepEqual(response.body, INTERNAL_ERROR);
-      assert.deepEqual(tableCounts(), before);
+      assert.deepEqual(await tableCounts(), before);
       assert.deepEqual((await api.get('/balance')).body, balance);
     } finally {
-      db.exec('DROP TRIGGER fail_ledger');
+      await restore();
     }
     const retried = await api.post('/withdrawal', { amount: '0.2', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'ledger-down' });
     assert.equal(retried.status, 200, 'the invoice was not used up by the failed attempt');
@@ -265,14 +284,13 @@ describe('unexpected failures', () => {
 
   test('a failing approve answers 500 and leaves the withdrawal OPEN', async () => {
     const withdrawal = (await api.post('/withdrawal', { amount: '0.1', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'approve-fails' })).body;
-    const db = server.services.db;
-    db.exec("CREATE TRIGGER fail_approve BEFORE UPDATE OF status ON withdrawals BEGIN SELECT RAISE(ABORT, 'no'); END");
+    const restore = await failEvery('fail_approve', 'UPDATE OF status', 'withdrawals', 'no');
     try {
       const response = await api.post(`/withdrawal/${withdrawal.id}/approve`, {});
       assert.equal(response.status, 500);
       assert.deepEqual(response.body, INTERNAL_ERROR);
     } finally {
-      db.exec('DROP TRIGGER fail_approve');
+      await restore();
     }
     assert.deepEqual((await api.get(`/withdrawal/${withdrawal.id}`)).body, withdrawal);
   });
@@ -280,19 +298,19 @@ describe('unexpected failures', () => {
 
 describe('failed creates leave no row behind', () => {
   test('a refused payment claims no address and uses no index or tag', async () => {
-    const before = tableCounts();
+    const before = await tableCounts();
     await api.post('/payment', { amount: '0', asset: BTC });
     await api.post('/payment', { amount: '1', asset: XRP, checkoutUrl: 'nope' });
     await api.post('/payment', { amount: '1', asset: { short: 'BTC', network: 'nope' } });
     await rawPost('/payment', JSON.stringify({ amount: '1', asset: BTC }), { 'X-HMAC': sign('{}', shop.secretKey) });
-    assert.deepEqual(tableCounts(), before);
+    assert.deepEqual(await tableCounts(), before);
   });
 
   test('a refused withdrawal writes neither a withdrawal nor a ledger row', async () => {
-    const before = tableCounts();
+    const before = await tableCounts();
     await api.post('/withdrawal', { amount: '1000', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'refused-1' });
     await api.post('/withdrawal', { amount: '1', asset: ETH, addressTo: ETH_ADDRESS.toLowerCase().replace('0x5', '0x6').replace('e7', 'E7'), invoice: 'refused-2' });
     await api.post('/withdrawal', { amount: '1', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'codes-1' });
-    assert.deepEqual(tableCounts(), before);
+    assert.deepEqual(await tableCounts(), before);
   });
 });

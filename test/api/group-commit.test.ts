@@ -1,102 +1,149 @@
-/** Group commit: writes asked for together share one transaction, and each fails alone. */
-import Database from 'better-sqlite3';
+/**
+ * Group commit (api/db/sqlite-database.ts, `db.grouped`): writes asked for together share one
+ * SQLite transaction, each unit in its own savepoint, and each fails alone. This is SQLite's own
+ * machinery (PostgreSQL runs `grouped` as a plain transaction), so it runs on SQLite whatever store
+ * the suite is on.
+ */
+import BetterSqlite3 from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { createGroupCommit, MAX_GROUP } from '../../api/db/group-commit.ts';
+import type { Database, Sql } from '../../api/db/database.ts';
+import { MAX_GROUP, openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 
 describe('group commit', () => {
   let dir: string;
-  let db: Database.Database;
-  let observer: Database.Database;
+  let db: Database;
+  let observer: BetterSqlite3.Database;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-group-'));
-    db = new Database(path.join(dir, 'test.db'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    db.exec(`CREATE TABLE parents (id INTEGER PRIMARY KEY);
-             CREATE TABLE items (name TEXT PRIMARY KEY, parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`);
+    const file = path.join(dir, 'test.db');
+    db = openSqliteDatabase(file);
+    await db.run('CREATE TABLE parents (id INTEGER PRIMARY KEY)');
+    await db.run('CREATE TABLE items (name TEXT PRIMARY KEY, parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
     // Another connection sees only what is committed.
-    observer = new Database(path.join(dir, 'test.db'));
+    observer = new BetterSqlite3(file, { readonly: true });
   });
-  afterEach(() => {
+  afterEach(async () => {
     observer.close();
-    db.close();
+    await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const committedRows = () => (observer.prepare('SELECT COUNT(*) AS n FROM items').get() as { n: number }).n;
   /** Resolves like `pending`, with how many rows another connection saw at that moment. */
   const seenWhenSettled = (pending: Promise<unknown>) => pending.then(committedRows, committedRows);
-  const stored = () => (db.prepare('SELECT name FROM items ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name);
-  const insert = (name: string, parent: number | null = null) => () => db.prepare('INSERT INTO items (name, parent) VALUES (?, ?)').run(name, parent).changes;
+  const stored = async () => (await db.all<{ name: string }>('SELECT name FROM items ORDER BY name')).map((r) => r.name);
+  const insert =
+    (name: string, parent: number | null = null) =>
+    (tx: Sql) =>
+      tx.run('INSERT INTO items (name, parent) VALUES (?, ?)', [name, parent]);
+  /** A real pause: a later turn of the event loop, after timers and I/O had their chance. */
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   test('commits the writes asked for in one turn of the event loop together, and settles each after the commit', async () => {
-    const writes = createGroupCommit(db);
-    const pending = ['a', 'b', 'c', 'd'].map((name) => writes.run(insert(name)));
+    const pending = ['a', 'b', 'c', 'd'].map((name) => db.grouped(insert(name)));
     const seen = pending.map(seenWhenSettled);
-    assert.deepEqual(stored(), [], 'nothing is written before the group runs');
+    assert.equal(committedRows(), 0, 'nothing is written before the group runs');
+    assert.deepEqual(await stored(), [], 'nothing is written before the group runs');
     assert.deepEqual(await Promise.all(pending), [1, 1, 1, 1]);
     assert.deepEqual(await Promise.all(seen), [4, 4, 4, 4], 'the first caller to hear back already sees all four committed');
-    assert.equal(await seenWhenSettled(writes.run(insert('e'))), 5);
-    assert.equal(await seenWhenSettled(writes.run(insert('f'))), 6, 'writes asked for one after another commit one by one');
-    assert.deepEqual(stored(), ['a', 'b', 'c', 'd', 'e', 'f']);
+    assert.equal(await seenWhenSettled(db.grouped(insert('e'))), 5);
+    assert.equal(await seenWhenSettled(db.grouped(insert('f'))), 6, 'writes asked for one after another commit one by one');
+    assert.deepEqual(await stored(), ['a', 'b', 'c', 'd', 'e', 'f']);
   });
 
   test('rolls back a unit that throws, alone, and gives its caller the error', async () => {
-    const writes = createGroupCommit(db);
     const results = await Promise.allSettled([
-      writes.run(insert('a')),
-      writes.run(() => {
-        insert('b')();
+      db.grouped(insert('a')),
+      db.grouped(async (tx) => {
+        await insert('b')(tx);
         throw new Error('refused after writing');
       }),
-      writes.run(insert('a')), // a duplicate key: SQLite refuses the statement
-      writes.run(insert('c')),
+      db.grouped(insert('a')), // a duplicate key: SQLite refuses the statement
+      db.grouped(insert('c')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : `${(r.reason as Error).name}: ${(r.reason as Error).message}`)),
+      [1, 'Error: refused after writing', 'UniqueViolation: UNIQUE constraint failed: items.name', 1],
+    );
+    assert.deepEqual(await stored(), ['a', 'c']);
+  });
+
+  test("keeps every awaited statement of a unit inside that unit's savepoint, and refuses statements once the transaction has ended", async () => {
+    let ended: Sql | undefined;
+    let otherRead: string[] | undefined;
+    const results = await Promise.allSettled([
+      db.grouped(async (tx) => {
+        await insert('a1')(tx);
+        await pause(20);
+        await insert('a2')(tx);
+        return 'a';
+      }),
+      db.grouped(async (tx) => {
+        await insert('b1')(tx);
+        // A read from outside asked for meanwhile waits for the group, so it never sees this unit's rows.
+        void stored().then((names) => (otherRead = names));
+        await pause(20);
+        await insert('b2')(tx);
+        await pause(5);
+        throw new Error('refused after two awaited writes');
+      }),
+      db.grouped(async (tx) => {
+        ended = tx;
+        await pause(5);
+        await insert('c1')(tx);
+        return 'c';
+      }),
     ]);
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
-      [1, 'refused after writing', 'UNIQUE constraint failed: items.name', 1],
+      ['a', 'refused after two awaited writes', 'c'],
     );
-    assert.deepEqual(stored(), ['a', 'c']);
-  });
+    assert.deepEqual(await stored(), ['a1', 'a2', 'c1'], 'both writes of the failed unit were rolled back, even the one after a pause; the others stand');
+    assert.deepEqual(otherRead, ['a1', 'a2', 'c1'], 'the outside read ran after the commit');
+    assert.equal(committedRows(), 3);
 
-  test('refuses work that returns a promise, rolling back what it wrote', async () => {
-    const writes = createGroupCommit(db);
-    const result = writes.run(async () => insert('async')());
-    await assert.rejects(result, { name: 'TypeError', message: 'group commit work must be synchronous; it returned a promise' });
-    assert.deepEqual(stored(), []);
+    // The unit's transaction has ended: a statement on it is refused and writes nothing.
+    await assert.rejects(insert('late')(ended!), /a statement was run on a transaction that has already ended/);
+    let plain: Sql | undefined;
+    await db.transaction(async (tx) => {
+      plain = tx;
+    });
+    await assert.rejects(insert('late')(plain!), /a statement was run on a transaction that has already ended/);
+    assert.deepEqual(await stored(), ['a1', 'a2', 'c1']);
+    assert.equal(committedRows(), 3);
   });
 
   test('fails every unit and stores none when the commit fails', async () => {
-    const writes = createGroupCommit(db);
-    const results = await Promise.allSettled([writes.run(insert('a')), writes.run(insert('orphan', 42)), writes.run(insert('c'))]);
+    const results = await Promise.allSettled([db.grouped(insert('a')), db.grouped(insert('orphan', 42)), db.grouped(insert('c'))]);
     for (const result of results) {
       assert.equal(result.status, 'rejected');
       assert.match((result.reason as Error).message, /FOREIGN KEY constraint failed/);
     }
-    assert.deepEqual(stored(), []);
+    assert.deepEqual(await stored(), []);
     assert.equal(committedRows(), 0);
-    assert.equal(db.inTransaction, false);
-    assert.equal(await writes.run(insert('after')), 1, 'the next group starts clean');
+    // The connection was not left inside the failed transaction: a new one can begin.
+    assert.equal(await db.transaction(async (tx) => insert('in-a-transaction')(tx)), 1);
+    assert.equal(await db.grouped(insert('after')), 1, 'the next group starts clean');
+    assert.deepEqual(await stored(), ['after', 'in-a-transaction']);
   });
 
   test('fails every unit, and runs none after it, when an error ends the whole transaction', async () => {
-    const writes = createGroupCommit(db);
     let ranAfter = false;
     const results = await Promise.allSettled([
-      writes.run(insert('a')),
-      writes.run(() => {
+      db.grouped(insert('a')),
+      db.grouped(async (tx) => {
         // What SQLite does on a full disk or an I/O error: the transaction is gone.
-        db.exec('ROLLBACK');
+        await tx.run('ROLLBACK');
         throw new Error('disk full');
       }),
-      writes.run(() => {
+      db.grouped(async (tx) => {
         ranAfter = true;
-        return insert('c')();
+        return insert('c')(tx);
       }),
     ]);
     assert.deepEqual(
@@ -104,14 +151,15 @@ describe('group commit', () => {
       ['disk full', 'disk full', 'disk full'],
     );
     assert.equal(ranAfter, false);
-    assert.deepEqual(stored(), []);
+    assert.deepEqual(await stored(), []);
+    assert.equal(committedRows(), 0);
+    assert.equal(await db.grouped(insert('after')), 1, 'the next group starts clean');
   });
 
   test(`splits more than ${MAX_GROUP} simultaneous units over several transactions, storing all`, async () => {
-    const writes = createGroupCommit(db);
     const count = MAX_GROUP * 2 + 5;
-    const seen = await Promise.all(Array.from({ length: count }, (_, i) => seenWhenSettled(writes.run(insert(`item-${String(i).padStart(3, '0')}`)))));
-    assert.equal(stored().length, count);
+    const seen = await Promise.all(Array.from({ length: count }, (_, i) => seenWhenSettled(db.grouped(insert(`item-${String(i).padStart(3, '0')}`)))));
+    assert.equal((await stored()).length, count);
     assert.deepEqual([...new Set(seen)], [MAX_GROUP, 2 * MAX_GROUP, count], 'three transactions, each settled after its commit');
   });
 });

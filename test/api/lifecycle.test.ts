@@ -24,7 +24,7 @@ let api: ReturnType<typeof merchantApi>;
 before(async () => {
   server = await startTestServer();
   server.clock.set(START);
-  shop = server.createMerchant('Lifecycle Shop');
+  shop = await server.createMerchant('Lifecycle Shop');
   api = merchantApi(server, shop);
 });
 after(() => server.close());
@@ -67,22 +67,36 @@ async function balance(short: string, network: string) {
 
 /** Every ledger account of the shop: its deltas sum to its latest running balance, which /v2/balance reports. */
 async function assertLedgerBalanced(merchant: TestMerchant = shop, client = api) {
-  const accounts = server.services.db
-    .prepare(
-      `SELECT a.short, a.network, a.decimals,
-         (SELECT group_concat(available_delta, ' ') FROM ledger_entries e WHERE e.merchant_id = l.merchant_id AND e.asset_id = l.asset_id) AS available_deltas,
-         (SELECT group_concat(reserved_delta, ' ') FROM ledger_entries e WHERE e.merchant_id = l.merchant_id AND e.asset_id = l.asset_id) AS reserved_deltas,
-         l.available_after, l.reserved_after
-       FROM ledger_entries l JOIN assets a ON a.id = l.asset_id
-       WHERE l.merchant_id = ? AND l.seq = (SELECT MAX(seq) FROM ledger_entries m WHERE m.merchant_id = l.merchant_id AND m.asset_id = l.asset_id)`,
-    )
-    .all(merchant.merchant.id) as Array<{ short: string; network: string; decimals: number; available_deltas: string; reserved_deltas: string; available_after: string; reserved_after: string }>;
+  const entries = await server.services.db.all<{
+    asset_id: number;
+    short: string;
+    network: string;
+    decimals: number;
+    available_delta: string;
+    reserved_delta: string;
+    available_after: string;
+    reserved_after: string;
+  }>(
+    `SELECT e.asset_id, a.short, a.network, a.decimals, e.available_delta, e.reserved_delta, e.available_after, e.reserved_after
+     FROM ledger_entries e JOIN assets a ON a.id = e.asset_id
+     WHERE e.merchant_id = ? ORDER BY e.seq`,
+    [merchant.merchant.id],
+  );
+  // Per account: every delta, and the running balance of its latest row.
+  const accounts = new Map<number, { short: string; network: string; decimals: number; availableDeltas: string[]; reservedDeltas: string[]; available_after: string; reserved_after: string }>();
+  for (const entry of entries) {
+    const account = accounts.get(entry.asset_id) ?? { short: entry.short, network: entry.network, decimals: entry.decimals, availableDeltas: [], reservedDeltas: [], available_after: '', reserved_after: '' };
+    account.availableDeltas.push(entry.available_delta);
+    account.reservedDeltas.push(entry.reserved_delta);
+    account.available_after = entry.available_after;
+    account.reserved_after = entry.reserved_after;
+    accounts.set(entry.asset_id, account);
+  }
   const reported = (await client.get('/balance')).body.data;
-  assert.equal(reported.length, accounts.length);
-  for (const account of accounts) {
-    const sum = (deltas: string) => sumDecimal(deltas.split(' '), account.decimals);
-    assert.equal(sum(account.available_deltas), account.available_after, `${account.short} available`);
-    assert.equal(sum(account.reserved_deltas), account.reserved_after, `${account.short} reserved`);
+  assert.equal(reported.length, accounts.size);
+  for (const account of accounts.values()) {
+    assert.equal(sumDecimal(account.availableDeltas, account.decimals), account.available_after, `${account.short} available`);
+    assert.equal(sumDecimal(account.reservedDeltas, account.decimals), account.reserved_after, `${account.short} reserved`);
     assert.ok(!account.available_after.startsWith('-') && !account.reserved_after.startsWith('-'));
     const row = reported.find((b: { asset: Asset }) => b.asset.short === account.short && b.asset.network === account.network);
     assert.deepEqual({ available: row.available, reserved: row.reserved }, { available: account.available_after, reserved: account.reserved_after });
@@ -277,7 +291,7 @@ describe('expiry', () => {
     server.clock.set(expiresAt);
     const expired = await fetchPayment(payment.id);
     assert.deepEqual(expired, { ...payment, status: 'EXPIRED' });
-    const stored = server.services.db.prepare('SELECT status FROM payments WHERE id = ?').get(payment.id) as { status: string };
+    const stored = (await server.services.db.get<{ status: string }>('SELECT status FROM payments WHERE id = ?', [payment.id]))!;
     assert.equal(stored.status, 'OPEN', 'no sweep has run');
     assert.deepEqual(
       (await api.get('/payment?invoices=expiring&statuses=EXPIRED')).body.data.map((p: { id: string }) => p.id),
@@ -286,7 +300,7 @@ describe('expiry', () => {
     assert.equal((await api.get('/payment?invoices=expiring&statuses=OPEN')).body.total, 0);
 
     server.clock.advance(1_000);
-    assert.ok(server.services.checkout.sweepExpired() >= 1);
+    assert.ok((await server.services.expirySweep.run()) >= 1);
     const swept = await fetchPayment(payment.id);
     assert.equal(swept.status, 'EXPIRED');
     assert.equal(swept.updatedAt, new Date(expiresAt + 1_000).toISOString());
@@ -324,7 +338,7 @@ describe('expiry', () => {
     const payment = await createPayment('0.05', BTC, { timeout: 60 });
     await pay(payment, '0.05');
     server.clock.advance(3_600_000);
-    server.services.checkout.sweepExpired();
+    await server.services.expirySweep.run();
     assert.equal((await fetchPayment(payment.id)).status, 'CONFIRMING', 'a CONFIRMING payment does not expire');
     await mine('bitcoin', 2);
     const complete = await fetchPayment(payment.id);
@@ -384,7 +398,7 @@ describe('dropped transactions', () => {
 
 describe('withdrawals funded by a payment', () => {
   test('reserve on create, release on cancel, send on approve, COMPLETE at the network\'s confirmations', async () => {
-    const merchant = server.createMerchant('Payout Shop');
+    const merchant = await server.createMerchant('Payout Shop');
     const payouts = merchantApi(server, merchant);
     const shopBalance = async () => {
       await assertLedgerBalanced(merchant, payouts);
@@ -411,7 +425,7 @@ describe('withdrawals funded by a payment', () => {
     assert.equal(approved.confirmations, 0);
     assert.deepEqual(await shopBalance(), { available: '0.50000000', reserved: '0.00000000' });
 
-    const onChain = server.services.db.prepare('SELECT address_from, address_to, amount, block_height FROM sim_transactions WHERE txn_id = ?').get(approved.txnId);
+    const onChain = await server.services.db.get('SELECT address_from, address_to, amount, block_height FROM sim_transactions WHERE txn_id = ?', [approved.txnId]);
     assert.deepEqual(onChain, { address_from: approved.addressFrom, address_to: ETH_ADDRESS, amount: '0.49950000', block_height: null });
 
     await mine('ethereum', 2);
@@ -425,9 +439,9 @@ describe('withdrawals funded by a payment', () => {
     assert.ok(Date.parse(complete.updatedAt) > Date.parse(approved.updatedAt));
     assert.deepEqual(await shopBalance(), { available: '0.50000000', reserved: '0.00000000' });
 
-    const rows = server.services.db
-      .prepare('SELECT kind, available_delta, reserved_delta, available_after, reserved_after FROM ledger_entries WHERE merchant_id = ? ORDER BY seq')
-      .all(merchant.merchant.id);
+    const rows = await server.services.db.all('SELECT kind, available_delta, reserved_delta, available_after, reserved_after FROM ledger_entries WHERE merchant_id = ? ORDER BY seq', [
+      merchant.merchant.id,
+    ]);
     assert.deepEqual(rows, [
       { kind: 'payment-credit', available_delta: '1.00000000', reserved_delta: '0.00000000', available_after: '1.00000000', reserved_after: '0.00000000' },
       { kind: 'withdrawal-reserve', available_delta: '-0.40000000', reserved_delta: '0.40000000', available_after: '0.60000000', reserved_after: '0.40000000' },
@@ -452,7 +466,7 @@ describe('withdrawals funded by a payment', () => {
     const complete = (await api.get(`/withdrawal/${withdrawal.id}`)).body;
     assert.equal(complete.status, 'COMPLETE');
     assert.equal(complete.receivedAmount, '39.999988');
-    const onChain = server.services.db.prepare('SELECT dest_tag FROM sim_transactions WHERE txn_id = ?').get(approved.txnId);
+    const onChain = await server.services.db.get('SELECT dest_tag FROM sim_transactions WHERE txn_id = ?', [approved.txnId]);
     assert.deepEqual(onChain, { dest_tag: '7' });
     assert.deepEqual(await balance('XRP', 'ripple'), { available: sumDecimal([before, '60'], 6), reserved: '0.000000' });
     await assertLedgerBalanced();
@@ -464,7 +478,7 @@ describe('withdrawals funded by a payment', () => {
     const withdrawal = (await api.post('/withdrawal', { amount: '0.1', asset: BTC, addressTo: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', invoice: 'never-sent' })).body;
     await api.post(`/withdrawal/${withdrawal.id}/cancel`, {});
     await server.services.withdrawals.sendPending();
-    const sent = server.services.db.prepare('SELECT COUNT(*) AS n FROM sim_transactions WHERE reference = ?').get(withdrawal.id);
+    const sent = await server.services.db.get('SELECT COUNT(*) AS n FROM sim_transactions WHERE reference = ?', [withdrawal.id]);
     assert.deepEqual(sent, { n: 0 });
     await mine('bitcoin', 5);
     assert.equal((await api.get(`/withdrawal/${withdrawal.id}`)).body.status, 'CANCELLED');

@@ -34,24 +34,24 @@ const newestFirst = <T>(items: T[]) => [...items].reverse();
 before(async () => {
   server = await startTestServer();
   server.clock.set(START);
-  shop = merchantApi(server, server.createMerchant('List Shop'));
+  shop = merchantApi(server, await server.createMerchant('List Shop'));
   for (let i = 0; i < 21; i++) {
     server.clock.advance(1_000);
     const { body } = await shop.post('/payment', { amount: '0.001', asset: BTC, invoice: `inv-${String(i).padStart(2, '0')}` });
     payments.push({ id: body.id, invoice: body.invoice, createdAt: body.createdAt });
   }
 
-  states = merchantApi(server, server.createMerchant('States Shop'));
+  states = merchantApi(server, await server.createMerchant('States Shop'));
   byStatus.EXPIRED_SWEPT = await pay(states, { amount: '1', asset: BTC, timeout: 60 });
   server.clock.advance(61_000);
-  assert.equal(server.services.checkout.sweepExpired(), 1);
+  assert.equal(await server.services.expirySweep.run(), 1);
   byStatus.EXPIRED_BY_TIME = await pay(states, { amount: '1', asset: BTC, timeout: 60 });
   server.clock.advance(61_000);
   byStatus.OPEN = await pay(states, { amount: '1', asset: BTC });
   byStatus.CONFIRMING = await pay(states, { amount: '1', asset: BTC }, 0);
   byStatus.COMPLETE = await pay(states, { amount: '1', asset: BTC }, 2);
 
-  payouts = merchantApi(server, server.createMerchant('Payouts Shop'));
+  payouts = merchantApi(server, await server.createMerchant('Payouts Shop'));
   await pay(payouts, { amount: '10', asset: ETH }, 3);
   for (let i = 0; i < 5; i++) {
     server.clock.advance(1_000);
@@ -116,7 +116,7 @@ describe('payment list', () => {
   });
 
   test('orders payments created at the same instant by id, descending', async () => {
-    const api = merchantApi(server, server.createMerchant('Same Instant Shop'));
+    const api = merchantApi(server, await server.createMerchant('Same Instant Shop'));
     const created: string[] = [];
     for (let i = 0; i < 4; i++) created.push((await api.post('/payment', { amount: '1', asset: BTC })).body.id);
     assert.deepEqual(ids(await api.get('/payment')), [...created].sort().reverse());
@@ -141,7 +141,7 @@ describe('payment list', () => {
   });
 
   test('keeps a percent-encoded comma inside an invoice instead of splitting on it', async () => {
-    const api = merchantApi(server, server.createMerchant('Comma Shop'));
+    const api = merchantApi(server, await server.createMerchant('Comma Shop'));
     const first = (await api.post('/payment', { amount: '0.001', asset: BTC, invoice: 'inv-00' })).body;
     server.clock.advance(1_000);
     const second = (await api.post('/payment', { amount: '0.001', asset: BTC, invoice: 'order 7, part 2' })).body;

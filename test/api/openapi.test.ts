@@ -42,7 +42,7 @@ let doc: Document;
 
 before(async () => {
   server = await startTestServer();
-  api = merchantApi(server, server.createMerchant('OpenAPI Shop'));
+  api = merchantApi(server, await server.createMerchant('OpenAPI Shop'));
   const response = await getJson<Document>(`${server.api}/openapi.json`);
   assert.equal(response.status, 200);
   doc = response.body;

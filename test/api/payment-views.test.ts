@@ -3,34 +3,45 @@
  * change, the bounded cache keyed by it, and reads that see another process's writes and expiry
  * by time alone, on the merchant's record, the merchant's list and the payer's view.
  */
-import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createGroupCommit } from '../../api/db/group-commit.ts';
-import { openDatabase } from '../../api/db/open-database.ts';
+import type { Database } from '../../api/db/database.ts';
+import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
+import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createPaymentService } from '../../api/payments/payment.service.ts';
-import { createPaymentStore } from '../../api/payments/payment.store.ts';
 import { createPaymentViewCache } from '../../api/payments/payment-view-cache.ts';
-import { merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
+import { createUnitOfWork, type Stores, type UnitOfWork } from '../../api/unit-of-work.ts';
+import { merchantApi, openTestStore, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 const BTC = { short: 'BTC', network: 'bitcoin' };
 
+/**
+ * A connection of its own to the data a test server (or another connection) runs on, as another
+ * service process on the same DATA_DIR or PostgreSQL database would have.
+ */
+async function openAnotherConnection(target: { databaseUrl: string | undefined; dataDir: string }): Promise<Database> {
+  if (target.databaseUrl) return openPostgresDatabase(target.databaseUrl, silentLogger(), { poolSize: 1 });
+  return openSqliteDatabase(path.join(target.dataDir, 'checkout.db'));
+}
+
 describe('a payment version', () => {
-  test('moves with every write to the payment or to its transactions, from any connection', () => {
+  test('moves with every write to the payment or to its transactions, from any connection', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-version-'));
-    const db = openDatabase(path.join(dir, 'checkout.db'));
+    const { db, database } = await openTestStore(dir);
     try {
-      db.prepare(`INSERT INTO merchants (id, name, api_key_hash, secret_key_enc, created_at) VALUES ('m', 'Shop', 'h', 'e', 0)`).run();
-      db.prepare(
+      await db.run(`INSERT INTO merchants (id, name, api_key_hash, secret_key_enc, created_at) VALUES ('m', 'Shop', 'h', 'e', 0)`);
+      await db.run(
         `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, confirms_needed, timeout, expires_at, status, created_at, updated_at)
          VALUES ('p', 'm', 1, '1.00000000', 'bc1q', 2, 3600, 3600000, 'OPEN', 0, 0)`,
-      ).run();
-      const version = () => (db.prepare(`SELECT version FROM payments WHERE id = 'p'`).get() as { version: number }).version;
-      assert.equal(version(), 1);
+      );
+      const version = async () => (await db.get<{ version: number }>(`SELECT version FROM payments WHERE id = 'p'`))!.version;
+      assert.equal(await version(), 1);
       const steps: Array<[string, string]> = [
         ['a transaction recorded', `INSERT INTO payment_transactions (id, payment_id, txn_id, amount, address_from, address_to, confirmations, late, seen_at) VALUES (7, 'p', 't1', '0.5', 'a', 'bc1q', 0, 0, 1)`],
         ['its confirmations updated', 'UPDATE payment_transactions SET confirmations = 1 WHERE id = 7'],
@@ -40,16 +51,20 @@ describe('a payment version', () => {
       ];
       let expected = 1;
       for (const [what, sql] of steps) {
-        db.exec(sql);
+        assert.equal(await db.run(sql), 1, what);
         expected += 1;
-        assert.equal(version(), expected, what);
+        assert.equal(await version(), expected, what);
       }
-      const other = new Database(path.join(dir, 'checkout.db'));
-      other.exec(`UPDATE payments SET status = 'OPEN' WHERE id = 'p'`);
-      other.close();
-      assert.equal(version(), expected + 1, 'a write through another connection');
+      const other = await openAnotherConnection({ databaseUrl: database?.url, dataDir: dir });
+      try {
+        await other.run(`UPDATE payments SET status = 'OPEN' WHERE id = 'p'`);
+      } finally {
+        await other.close();
+      }
+      assert.equal(await version(), expected + 1, 'a write through another connection');
     } finally {
-      db.close();
+      await db.close();
+      await database?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -95,7 +110,7 @@ describe('reads of a payment after a cached read', () => {
   before(async () => {
     server = await startTestServer();
     server.clock.set(NOW);
-    api = merchantApi(server, server.createMerchant('Views Shop'));
+    api = merchantApi(server, await server.createMerchant('Views Shop'));
   });
   after(() => server.close());
 
@@ -116,16 +131,15 @@ describe('reads of a payment after a cached read', () => {
     assert.deepEqual(before.listed, before.record);
     assert.equal((await fetch(`${server.api}/checkout/${created.id}`, { headers: { 'If-None-Match': before.etag } })).status, 304);
 
-    // Another service process on the same DATA_DIR records the payer's transaction.
-    const other = new Database(path.join(server.dataDir, 'checkout.db'));
+    // Another service process on the same data records the payer's transaction.
+    const other = await openAnotherConnection({ databaseUrl: server.services.config.databaseUrl, dataDir: server.dataDir });
     try {
-      other
-        .prepare(
-          `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, confirmations, late, seen_at)
-           VALUES (?, 'f'||hex(randomblob(31)), '0.50000000', 'bc1qsender', ?, 0, 0, ?)`,
-        )
-        .run(created.id, created.addressTo, NOW);
-      other.prepare(`UPDATE payments SET status = 'CONFIRMING', updated_at = ? WHERE id = ?`).run(NOW + 1, created.id);
+      await other.run(
+        `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, confirmations, late, seen_at)
+         VALUES (?, ?, '0.50000000', 'bc1qsender', ?, 0, 0, ?)`,
+        [created.id, `f${randomBytes(31).toString('hex')}`, created.addressTo, NOW],
+      );
+      await other.run(`UPDATE payments SET status = 'CONFIRMING', updated_at = ? WHERE id = ?`, [NOW + 1, created.id]);
       const seen = await readAll(created.id, 'other-process');
       for (const view of [seen.record, seen.listed, seen.payer]) {
         assert.equal(view.status, 'CONFIRMING');
@@ -138,12 +152,12 @@ describe('reads of a payment after a cached read', () => {
       assert.equal((await fetch(`${server.api}/checkout/${created.id}`, { headers: { 'If-None-Match': before.etag } })).status, 200);
 
       // Only a transaction's confirmations change: no payment column is written.
-      other.prepare('UPDATE payment_transactions SET confirmations = 1 WHERE payment_id = ?').run(created.id);
+      await other.run('UPDATE payment_transactions SET confirmations = 1 WHERE payment_id = ?', [created.id]);
       const confirmed = await readAll(created.id, 'other-process');
       for (const view of [confirmed.record, confirmed.listed, confirmed.payer]) assert.equal(view.transactions[0].confirmations, 1);
       assert.notEqual(confirmed.etag, seen.etag);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 
@@ -183,29 +197,40 @@ describe('a payment list read while another process writes', () => {
   after(() => server.close());
 
   test('shows one moment: the total, the records and their statuses agree', async () => {
-    const keys = server.createMerchant('Busy Shop');
+    const keys = await server.createMerchant('Busy Shop');
     const api = merchantApi(server, keys);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await api.post('/payment', { amount: '0.001', asset: BTC, invoice: `busy-${i}` })).body.id);
 
-    // A payment service whose store lets another process complete a payment right after each
+    // A payment service whose stores let another process complete a payment right after each
     // page is read, before anything else is.
-    const { db, registry, addressPool } = server.services;
-    const store = createPaymentStore(db);
-    const other = new Database(path.join(server.dataDir, 'checkout.db'));
+    const { db, registry, addressPool, config } = server.services;
+    const other = await openAnotherConnection({ databaseUrl: config.databaseUrl, dataDir: server.dataDir });
     let completed = 0;
-    const racedStore = {
-      ...store,
-      page(...args: Parameters<typeof store.page>) {
-        const page = store.page(...args);
-        if (completed < ids.length) other.prepare(`UPDATE payments SET status = 'COMPLETE' WHERE id = ?`).run(ids[completed++]);
-        return page;
-      },
+    let pagesRead = 0;
+    const raced = (stores: Stores): Stores => {
+      const store = stores.payments;
+      const page = store.page.bind(store);
+      store.page = async (...args) => {
+        const result = await page(...args);
+        pagesRead++;
+        if (completed < ids.length) assert.equal(await other.run(`UPDATE payments SET status = 'COMPLETE' WHERE id = ?`, [ids[completed++]]), 1);
+        return result;
+      };
+      return stores;
     };
-    const payments = createPaymentService({ db, writes: createGroupCommit(db), store: racedStore, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600 });
+    const base = createUnitOfWork(db);
+    const uow: UnitOfWork = {
+      stores: raced(base.stores),
+      shared: base.shared,
+      transaction: (work) => base.transaction((stores) => work(raced(stores))),
+      snapshot: (work) => base.snapshot((stores) => work(raced(stores))),
+      grouped: (work) => base.grouped((stores) => work(raced(stores))),
+    };
+    const payments = createPaymentService({ uow, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600 });
     try {
       for (const limit of ['20', '5']) {
-        const list = JSON.parse(payments.list(keys.merchant, { statuses: ['OPEN'], limit })) as { data: Array<{ status: string }>; total: number };
+        const list = JSON.parse(await payments.list(keys.merchant, { statuses: ['OPEN'], limit })) as { data: Array<{ status: string }>; total: number };
         assert.ok(
           list.data.every((p) => p.status === 'OPEN'),
           `an OPEN-only page shows ${list.data.map((p) => p.status).join(', ')}`,
@@ -214,8 +239,9 @@ describe('a payment list read while another process writes', () => {
         else assert.equal(list.data.length, 5);
         assert.ok(list.total < 20, 'the write before the snapshot is seen');
       }
+      assert.ok(pagesRead >= 2, 'another process wrote between reads');
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

@@ -13,7 +13,7 @@ let api: ReturnType<typeof merchantApi>;
 before(async () => {
   server = await startTestServer();
   server.clock.set(NOW);
-  shop = server.createMerchant('Payments Shop');
+  shop = await server.createMerchant('Payments Shop');
   api = merchantApi(server, shop);
 });
 after(() => server.close());

@@ -42,7 +42,7 @@ async function balanceOf(client: ReturnType<typeof merchantApi>, short: string, 
 before(async () => {
   server = await startTestServer();
   server.clock.set(NOW);
-  shop = server.createMerchant('Withdrawals Shop');
+  shop = await server.createMerchant('Withdrawals Shop');
   api = merchantApi(server, shop);
   await fund(api, ETH, '10', 3);
   await fund(api, BTC, '1', 2);
@@ -52,14 +52,14 @@ after(() => server.close());
 
 describe('balance', () => {
   test('is an empty list for a merchant that never received anything', async () => {
-    const fresh = merchantApi(server, server.createMerchant('Fresh Shop'));
+    const fresh = merchantApi(server, await server.createMerchant('Fresh Shop'));
     const response = await fresh.get('/balance');
     assert.equal(response.status, 200);
     assert.deepEqual(response.body, { data: [] });
   });
 
   test('lists what confirmed payments credited, per asset, with the full asset object', async () => {
-    const fresh = merchantApi(server, server.createMerchant('Credited Shop'));
+    const fresh = merchantApi(server, await server.createMerchant('Credited Shop'));
     await fund(fresh, { short: 'USDT', network: 'tron' }, '12.5', 3);
     const response = await fresh.get('/balance');
     assert.equal(response.status, 200);
@@ -133,7 +133,7 @@ describe('creating a withdrawal', () => {
   });
 
   test('withdraws the whole available balance', async () => {
-    const fresh = merchantApi(server, server.createMerchant('All Out Shop'));
+    const fresh = merchantApi(server, await server.createMerchant('All Out Shop'));
     await fund(fresh, BTC, '0.5', 2);
     const response = await fresh.post('/withdrawal', { amount: '0.5', asset: BTC, addressTo: BTC_ADDRESS, invoice: 'all' });
     assert.equal(response.status, 200);
@@ -178,7 +178,7 @@ describe('creating a withdrawal', () => {
   });
 
   test('lets two merchants use the same invoice', async () => {
-    const other = merchantApi(server, server.createMerchant('Other Shop'));
+    const other = merchantApi(server, await server.createMerchant('Other Shop'));
     await fund(other, ETH, '1', 3);
     const invoice = nextInvoice();
     assert.equal((await api.post('/withdrawal', { amount: '0.01', asset: ETH, addressTo: ETH_ADDRESS, invoice })).status, 200);

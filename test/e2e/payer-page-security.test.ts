@@ -28,7 +28,7 @@ const payments: { open: string; complete: string } = { open: '', complete: '' };
 before(async () => {
   server = await startTestServer();
   // No logo: the page would try to load it from the internet.
-  shop = { ...server.services.merchants.create({ name: NAME, email: 'owner@shop.example', siteUrl: 'shop.example' }) } as TestMerchant;
+  shop = { ...(await server.services.merchants.create({ name: NAME, email: 'owner@shop.example', siteUrl: 'shop.example' })) } as TestMerchant;
   const api = merchantApi(server, shop);
   const body = { amount: '0.5', asset: ETH, invoice: INVOICE, customer: { name: CUSTOMER, email: 'payer@example.com' }, checkoutUrl: CHECKOUT_URL };
   const open = await api.post('/payment', body);

@@ -3,7 +3,7 @@
  * one `Rng`, so a failing run is replayed exactly by its seed.
  */
 import { createHash, randomInt } from 'node:crypto';
-import type { Db } from '../../api/db/open-database.ts';
+import type { Database, Sql } from '../../api/db/database.ts';
 
 /** A deterministic random source (mulberry32). */
 export interface Rng {
@@ -328,19 +328,66 @@ export function deepJson(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
 }
 
-/** A digest of every row of every table: equal digests mean an unchanged database. */
-export function databaseDigest(db: Db): string {
-  const hash = createHash('sha256');
-  const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
-  for (const { name } of tables) {
-    hash.update(`\u0000${name}\u0000`);
-    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw().iterate()) hash.update(JSON.stringify(row));
+/**
+ * Every table of the schema, each with a key that orders its rows the same way on every read (the
+ * primary key). Listed here rather than read from the catalogue, which differs between databases;
+ * `tableCounts` fails on a table missing here, so a new table cannot slip past the digest.
+ */
+export const TABLE_KEYS: Readonly<Record<string, string>> = {
+  schema_migrations: 'version',
+  networks: 'name',
+  assets: 'id',
+  merchants: 'id',
+  hd_accounts: 'network',
+  addresses: 'id',
+  payments: 'id',
+  payment_transactions: 'id',
+  withdrawals: 'id',
+  ledger_entries: 'seq',
+  sim_chains: 'network',
+  sim_transactions: 'txn_id',
+  job_leases: 'name',
+};
+
+/** The names of every table the database holds, from its own catalogue. */
+async function tablesInDatabase(sql: Sql): Promise<string[]> {
+  const rows =
+    sql.dialect.name === 'sqlite'
+      ? await sql.all<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+      : await sql.all<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename');
+  return rows.map((row) => row.name);
+}
+
+/** Fails when the schema has a table TABLE_KEYS does not list (or lists one it lacks). */
+async function assertTablesListed(sql: Sql): Promise<void> {
+  const actual = (await tablesInDatabase(sql)).sort();
+  const listed = Object.keys(TABLE_KEYS).sort();
+  if (JSON.stringify(actual) !== JSON.stringify(listed)) {
+    throw new Error(`the digest lists tables ${listed.join(', ')}, but the database has ${actual.join(', ')}: update TABLE_KEYS in test/helpers/fuzz-inputs.ts`);
   }
-  return hash.digest('hex');
+}
+
+/**
+ * A digest of every row of every table, read in one snapshot: equal digests mean an unchanged
+ * database. Checks first that every table of the schema is in the digest.
+ */
+export async function databaseDigest(db: Database): Promise<string> {
+  return db.snapshot(async (tx) => {
+    await assertTablesListed(tx);
+    const hash = createHash('sha256');
+    for (const [name, key] of Object.entries(TABLE_KEYS)) {
+      hash.update(`\u0000${name}\u0000`);
+      for (const row of await tx.all<Record<string, unknown>>(`SELECT * FROM ${name} ORDER BY ${key}`)) hash.update(JSON.stringify(Object.values(row)));
+    }
+    return hash.digest('hex');
+  });
 }
 
 /** Row counts of every table, for a readable failure message next to a digest mismatch. */
-export function tableCounts(db: Db): Record<string, number> {
-  const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
-  return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+export async function tableCounts(db: Database): Promise<Record<string, number>> {
+  return db.snapshot(async (tx) => {
+    const counts: Record<string, number> = {};
+    for (const name of Object.keys(TABLE_KEYS)) counts[name] = Number((await tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${name}`))!.n);
+    return counts;
+  });
 }

@@ -1,7 +1,15 @@
-/** Independent checks of the balance ledger, read straight from the SQLite file. */
+/**
+ * Independent checks of the balance ledger, read straight from the stored rows: from the SQLite
+ * file (`openReadOnly`, synchronous) or through any `Sql` on either database (`openAuditDatabase`,
+ * a connection of the test's own; every check then answers a promise).
+ */
 import Database from 'better-sqlite3';
 import Decimal from 'decimal.js';
 import path from 'node:path';
+import type { Database as AsyncDatabase, Sql } from '../../api/db/database.ts';
+import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
+import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
 
 /** One ledger row as stored. */
 export interface LedgerRow {
@@ -16,18 +24,46 @@ export interface LedgerRow {
   withdrawal_id: string | null;
 }
 
-/** Opens a service's database read-only (the service may still be running). */
+/** What `auditLedger` finds: the problems (empty when sound) and the final balance per asset id. */
+export interface LedgerAudit {
+  problems: string[];
+  balances: Map<number, { available: string; reserved: string }>;
+}
+
+const LEDGER_ROWS = 'SELECT * FROM ledger_entries WHERE merchant_id = ? ORDER BY seq';
+const WITHDRAWAL_STEPS = 'SELECT kind FROM ledger_entries WHERE withdrawal_id = ? ORDER BY seq';
+
+/** Opens a service's SQLite file read-only (the service may still be running). */
 export function openReadOnly(dataDir: string): Database.Database {
   return new Database(path.join(dataDir, 'checkout.db'), { readonly: true, fileMustExist: true });
 }
 
 /**
+ * A connection of the test's own to the data a service runs on: its PostgreSQL database when
+ * `databaseUrl` is set, else the SQLite file in `dataDir`. Close it when done.
+ */
+export async function openAuditDatabase(target: { dataDir: string; databaseUrl?: string | undefined }): Promise<AsyncDatabase> {
+  if (target.databaseUrl) return openPostgresDatabase(target.databaseUrl, silentLogger(), { poolSize: 1 });
+  return openSqliteDatabase(path.join(target.dataDir, 'checkout.db'));
+}
+
+const isSql = (db: Database.Database | Sql): db is Sql => 'dialect' in db;
+
+/**
  * Every way the ledger of one merchant is inconsistent: a running balance that is not the previous
  * one plus the deltas, a negative balance, or a final balance unequal to the sum of all deltas.
- * Returns the problems (empty when sound) and the final balance per asset id.
+ * Returns the problems (empty when sound) and the final balance per asset id; through an `Sql`,
+ * as a promise.
  */
-export function auditLedger(db: Database.Database, merchantId: string): { problems: string[]; balances: Map<number, { available: string; reserved: string }> } {
-  const rows = db.prepare<[string], LedgerRow>('SELECT * FROM ledger_entries WHERE merchant_id = ? ORDER BY seq').all(merchantId);
+export function auditLedger(db: Database.Database, merchantId: string): LedgerAudit;
+export function auditLedger(db: Sql, merchantId: string): Promise<LedgerAudit>;
+export function auditLedger(db: Database.Database | Sql, merchantId: string): LedgerAudit | Promise<LedgerAudit> {
+  if (isSql(db)) return db.all<LedgerRow>(LEDGER_ROWS, [merchantId]).then(auditRows);
+  return auditRows(db.prepare<[string], LedgerRow>(LEDGER_ROWS).all(merchantId));
+}
+
+/** The audit of one merchant's rows, in `seq` order. */
+function auditRows(rows: LedgerRow[]): LedgerAudit {
   const problems: string[] = [];
   const running = new Map<number, { available: Decimal; reserved: Decimal; sumAvailable: Decimal; sumReserved: Decimal }>();
   for (const row of rows) {
@@ -54,10 +90,13 @@ export function auditLedger(db: Database.Database, merchantId: string): { proble
   return { problems, balances };
 }
 
-/** The ledger rows of one withdrawal, by kind. */
-export function withdrawalSteps(db: Database.Database, withdrawalId: string): string[] {
+/** The ledger rows of one withdrawal, by kind; through an `Sql`, as a promise. */
+export function withdrawalSteps(db: Database.Database, withdrawalId: string): string[];
+export function withdrawalSteps(db: Sql, withdrawalId: string): Promise<string[]>;
+export function withdrawalSteps(db: Database.Database | Sql, withdrawalId: string): string[] | Promise<string[]> {
+  if (isSql(db)) return db.all<{ kind: string }>(WITHDRAWAL_STEPS, [withdrawalId]).then((rows) => rows.map((row) => row.kind));
   return db
-    .prepare<[string], { kind: string }>('SELECT kind FROM ledger_entries WHERE withdrawal_id = ? ORDER BY seq')
+    .prepare<[string], { kind: string }>(WITHDRAWAL_STEPS)
     .all(withdrawalId)
     .map((row) => row.kind);
 }

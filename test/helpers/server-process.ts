@@ -7,7 +7,27 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { assertServerBuildIsCurrent, ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+// Processes started on one DATA_DIR share one store: on PostgreSQL runs, one database (and one
+// SERVER_KEY) per DATA_DIR, made on first use.
+const sharedStores = new Map<string, Promise<{ database: TestDatabase; serverKey: string } | undefined>>();
+function storeFor(dataDir: string) {
+  let store = sharedStores.get(dataDir);
+  if (!store) {
+    store = createTestDatabase().then((database) => database && { database, serverKey: randomBytes(32).toString('hex') });
+    sharedStores.set(dataDir, store);
+  }
+  return store;
+}
+
+/** The environment that points a process started on `dataDir` at the suite's store (nothing on SQLite runs). */
+export async function storeEnv(dataDir: string): Promise<Record<string, string>> {
+  const store = await storeFor(dataDir);
+  return store ? { DATABASE_URL: store.database.url, SERVER_KEY: store.serverKey } : {};
+}
 
 /** A running service process. */
 export interface ServerProcess {
@@ -43,6 +63,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-e2e-'));
   const url = `http://127.0.0.1:${port}`;
+  const store = env.DATABASE_URL === undefined ? await storeEnv(dataDir) : {};
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: ROOT,
     env: {
@@ -54,6 +75,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
       SIMULATOR: 'on',
       SIMULATOR_BLOCK_SECONDS: '0',
       ADDRESS_POOL_SIZE: '20',
+      ...store,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,10 @@ import path from 'node:path';
 import { createApp } from '../../api/app.ts';
 import type { EventStreamTiming } from '../../api/checkout/checkout.routes.ts';
 import { type Config, loadConfig } from '../../api/config.ts';
-import { openDatabase } from '../../api/db/open-database.ts';
+import type { Database } from '../../api/db/database.ts';
+import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
+import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
 import { createServices, type Services } from '../../api/services.ts';
 import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
@@ -28,8 +31,10 @@ export interface TestServer {
   services: Services;
   clock: ManualClock;
   dataDir: string;
+  /** `postgres` when the suite runs against PostgreSQL (TEST_DATABASE_URL), else `sqlite`. */
+  store: 'sqlite' | 'postgres';
   /** Provisions a merchant with fresh keys. */
-  createMerchant(name?: string): TestMerchant;
+  createMerchant(name?: string): Promise<TestMerchant>;
   close(): Promise<void>;
 }
 
@@ -54,8 +59,8 @@ export async function startTestServer(options: { env?: Record<string, string>; e
     ...options.config,
   };
   const clock = createManualClock(Date.now());
-  const db = openDatabase(path.join(dataDir, 'checkout.db'));
-  const services = createServices({ db, config, clock, logger: silentLogger(), serverKey: randomBytes(32) });
+  const { db, database } = await openTestStore(dataDir);
+  const services = await createServices({ db, config: { ...config, databaseUrl: database?.url }, clock, logger: silentLogger(), serverKey: randomBytes(32) });
   const app = createApp(services, options.eventTiming ? { eventTiming: options.eventTiming } : {});
   server.on('request', app);
   return {
@@ -64,16 +69,28 @@ export async function startTestServer(options: { env?: Record<string, string>; e
     services,
     clock,
     dataDir,
+    store: db.dialect.name,
     createMerchant: (name = 'Test Shop') =>
       services.merchants.create({ name, email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' }),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await services.close();
-      db.close();
+      await db.close();
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The store a test server runs on: a fresh SQLite file in its DATA_DIR, or, when the suite runs
+ * against PostgreSQL (TEST_DATABASE_URL names a cluster), a fresh database of its own there.
+ */
+export async function openTestStore(dataDir: string): Promise<{ db: Database; database: TestDatabase | undefined }> {
+  const database = await createTestDatabase();
+  if (!database) return { db: openSqliteDatabase(path.join(dataDir, 'checkout.db')), database };
+  return { db: await openPostgresDatabase(database.url, silentLogger(), { poolSize: 4 }), database };
 }
 
 /** Hex HMAC-SHA256 of a body, as merchants sign it. */

@@ -1,0 +1,67 @@
+/**
+ * @module Posting to the ledger: the running balance moves by each posting's deltas and never goes
+ * below zero. Must run inside the caller's write transaction, which holds the account (see
+ * `LedgerStore.lockAccount`) from the balance read to the new row.
+ */
+import type { Clock } from '../shared/clock.ts';
+import { type Amount, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
+import type { LedgerKind, LedgerStore } from './ledger.store.ts';
+
+/** One merchant's balance of one asset. */
+export interface Balance {
+  assetId: number;
+  available: Amount;
+  reserved: Amount;
+}
+
+/** A credit or debit to post. */
+export interface LedgerPosting {
+  merchantId: string;
+  assetId: number;
+  decimals: number;
+  kind: LedgerKind;
+  availableDelta: Amount;
+  reservedDelta: Amount;
+  paymentTransactionId?: number;
+  withdrawalId?: string;
+}
+
+/** A posting would take the available balance below zero. */
+export class InsufficientFunds extends Error {
+  override name = 'InsufficientFunds';
+  constructor(
+    readonly available: Amount,
+    readonly needed: Amount,
+  ) {
+    super(`available ${available.toString()} is less than the ${needed.toString()} needed`);
+  }
+}
+
+/** A merchant's current balance of one asset. */
+export async function balanceOf(ledger: LedgerStore, merchantId: string, assetId: number): Promise<Balance> {
+  const latest = await ledger.latest(merchantId, assetId);
+  return { assetId, available: latest ? parseAmount(latest.available) : ZERO, reserved: latest ? parseAmount(latest.reserved) : ZERO };
+}
+
+/** Posts a row; throws InsufficientFunds rather than let the available balance go below zero. */
+export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPosting): Promise<Balance> {
+  await ledger.lockAccount(posting.merchantId, posting.assetId);
+  const before = await balanceOf(ledger, posting.merchantId, posting.assetId);
+  const available = before.available.plus(posting.availableDelta);
+  const reserved = before.reserved.plus(posting.reservedDelta);
+  if (available.isNegative()) throw new InsufficientFunds(before.available, posting.availableDelta.negated());
+  if (reserved.isNegative()) throw new Error(`ledger: reserved balance of ${posting.merchantId}/${posting.assetId} would go negative`);
+  await ledger.insert({
+    merchantId: posting.merchantId,
+    assetId: posting.assetId,
+    kind: posting.kind,
+    availableDelta: formatAmount(posting.availableDelta, posting.decimals),
+    reservedDelta: formatAmount(posting.reservedDelta, posting.decimals),
+    availableAfter: formatAmount(available, posting.decimals),
+    reservedAfter: formatAmount(reserved, posting.decimals),
+    paymentTransactionId: posting.paymentTransactionId ?? null,
+    withdrawalId: posting.withdrawalId ?? null,
+    createdAt: clock(),
+  });
+  return { assetId: posting.assetId, available, reserved };
+}

@@ -1,0 +1,91 @@
+/**
+ * @module The storage seam: one async interface over SQLite (embedded, the default) and PostgreSQL
+ * (several instances). Stores speak to an `Sql` (the database itself, or one transaction); nothing
+ * above the stores holds a driver connection.
+ *
+ * Queries are written once, in the SQL both dialects share: `?` or `@name` placeholders, `RETURNING`,
+ * `ON CONFLICT`, `IS NOT DISTINCT FROM`. The few places that differ (JSON list parameters, row locks,
+ * planner hints) ask `dialect` for their fragment.
+ */
+
+/** Positional (`?`) or named (`@name`) parameters. */
+export type Params = readonly unknown[] | object;
+
+/** The SQL fragments that differ between the two databases. */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** A subquery yielding the elements of a JSON array parameter as rows of one column, `value`. */
+  jsonValues(param: string): string;
+  /** ` FOR UPDATE` where rows can be locked (PostgreSQL), empty where writers are serialised (SQLite). */
+  readonly forUpdate: string;
+  /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL: concurrent claimers take different rows. */
+  readonly skipLocked: string;
+}
+
+/** Something that runs SQL: the database (each statement on its own) or one transaction. */
+export interface Sql {
+  readonly dialect: Dialect;
+  /** Every row. */
+  all<T>(sql: string, params?: Params): Promise<T[]>;
+  /** The first row, if any. */
+  get<T>(sql: string, params?: Params): Promise<T | undefined>;
+  /** Runs a statement; resolves to the number of rows it changed. */
+  run(sql: string, params?: Params): Promise<number>;
+}
+
+/** Work done inside one transaction. */
+export type TransactionWork<T> = (tx: Sql) => Promise<T>;
+
+/** A database: SQLite or PostgreSQL behind the same calls. */
+export interface Database extends Sql {
+  /**
+   * Runs `work` in one write transaction: all of it commits or none. Check-then-write inside it is
+   * safe across processes: SQLite serialises writers (`BEGIN IMMEDIATE`); on PostgreSQL the stores
+   * take row locks where they read what they are about to change.
+   */
+  transaction<T>(work: TransactionWork<T>): Promise<T>;
+  /** Runs reads in one consistent snapshot. */
+  snapshot<T>(work: TransactionWork<T>): Promise<T>;
+  /**
+   * Like `transaction`, but on SQLite the work may share one commit with other writes asked for in
+   * the same turn of the event loop (group commit), each in its own savepoint.
+   */
+  grouped<T>(work: TransactionWork<T>): Promise<T>;
+  /** Tells every process on this database (this one included) something happened on `channel`. */
+  notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Calls `handler` with each payload published on `channel` by any process (PostgreSQL) or this
+   * one (SQLite); `'*'` after a lost connection means anything may have changed meanwhile.
+   */
+  listen(channel: string, handler: (payload: string) => void): Promise<void>;
+  /** Whether other processes can be running against the same data (PostgreSQL). */
+  readonly shared: boolean;
+  /** Closes every connection. */
+  close(): Promise<void>;
+}
+
+/** A write refused by a unique constraint or index; `constraint` names it where the driver says. */
+export class UniqueViolation extends Error {
+  override name = 'UniqueViolation';
+  constructor(
+    message: string,
+    readonly constraint: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The database cannot be reached or refused to work (down, restarting, full, read-only). */
+export class DatabaseUnavailable extends Error {
+  override name = 'DatabaseUnavailable';
+}
+
+/**
+ * A list of text values as the one JSON parameter `Dialect.jsonValues` expands. A value holding NUL
+ * can be in no stored row (PostgreSQL text cannot hold it at all, and refuses it in a parameter), so
+ * it is left out: it matches nothing, as on SQLite, and an emptied list matches no row.
+ */
+export function jsonTextList(values: readonly string[]): string {
+  return JSON.stringify(values.some((v) => v.includes('\u0000')) ? values.filter((v) => !v.includes('\u0000')) : values);
+}

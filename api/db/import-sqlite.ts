@@ -1,0 +1,91 @@
+/**
+ * @module Copies an existing SQLite installation into an empty PostgreSQL database: merchants with
+ * their sealed keys, payments and their transactions, withdrawals, the ledger, every address and
+ * tag handed out (with each network's next derivation index), and the simulated chains. All of it
+ * in one PostgreSQL transaction: a failure copies nothing.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import fs from 'node:fs';
+import type { Database } from './database.ts';
+
+/** Tables in the order their references need, each with the key that orders its rows. */
+const TABLES: Array<{ name: string; key: string; count?: string }> = [
+  { name: 'networks', key: 'name' },
+  { name: 'assets', key: 'id' },
+  { name: 'merchants', key: 'created_at, id', count: 'merchants' },
+  { name: 'hd_accounts', key: 'network' },
+  { name: 'payments', key: 'created_at, id', count: 'payments' },
+  { name: 'payment_transactions', key: 'id', count: 'transactions' },
+  { name: 'addresses', key: 'id', count: 'addresses' },
+  { name: 'withdrawals', key: 'created_at, id', count: 'withdrawals' },
+  { name: 'ledger_entries', key: 'seq', count: 'ledgerEntries' },
+  { name: 'sim_chains', key: 'network' },
+  { name: 'sim_transactions', key: 'created_at, txn_id' },
+];
+/** Rows that make a database "hold data": an import never mixes two installations. */
+const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];
+/** Tables a fresh start fills by itself, replaced by the imported installation's rows. */
+const REPLACED = ['sim_transactions', 'sim_chains', 'hd_accounts', 'job_leases', 'assets', 'networks'];
+const IDENTITY_COLUMNS: Array<[string, string]> = [
+  ['assets', 'id'],
+  ['addresses', 'id'],
+  ['payment_transactions', 'id'],
+  ['ledger_entries', 'seq'],
+];
+const BATCH = 500;
+
+/** Why an import was refused; the CLI prints the message. */
+export class ImportRefused extends Error {
+  override name = 'ImportRefused';
+}
+
+/** What was copied, per kind of record. */
+export type ImportCounts = Record<string, number>;
+
+/** Opens the SQLite file read-only, after checking it is one of ours. */
+export function openSqliteSource(file: string): BetterSqlite3.Database {
+  if (!fs.existsSync(file)) throw new ImportRefused(`${file} does not exist`);
+  let source: BetterSqlite3.Database;
+  try {
+    source = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    source.prepare('SELECT version FROM schema_migrations').all();
+  } catch {
+    throw new ImportRefused(`${file} is not a crypto-checkout SQLite database`);
+  }
+  return source;
+}
+
+/** One merchant's id and sealed secret from the source, for the caller to check the server key against. */
+export function sampleSealedSecret(source: BetterSqlite3.Database): { id: string; secretKeyEnc: string } | undefined {
+  return source.prepare<[], { id: string; secret_key_enc: string }>('SELECT id, secret_key_enc FROM merchants ORDER BY created_at, id LIMIT 1').all()
+    .map((row) => ({ id: row.id, secretKeyEnc: row.secret_key_enc }))[0];
+}
+
+/** Copies every table of `source` into `target` (PostgreSQL), which must hold no installation's data yet. */
+export async function importSqlite(source: BetterSqlite3.Database, target: Database): Promise<ImportCounts> {
+  if (target.dialect.name !== 'postgres') throw new ImportRefused('the target must be PostgreSQL: set DATABASE_URL');
+  const counts: ImportCounts = {};
+  await target.transaction(async (tx) => {
+    // Nothing else may write while we copy (an instance started meanwhile would add its own rows).
+    await tx.run(`LOCK TABLE ${[...HOLDS_DATA, ...REPLACED].join(', ')} IN EXCLUSIVE MODE`);
+    for (const table of HOLDS_DATA) {
+      const row = await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`);
+      if (Number(row!.n) > 0) throw new ImportRefused(`the PostgreSQL database already holds data (${table} has ${row!.n} rows); import into an empty database`);
+    }
+    for (const table of REPLACED) await tx.run(`DELETE FROM ${table}`);
+    for (const { name, key, count } of TABLES) {
+      const rows = source.prepare(`SELECT * FROM ${name} ORDER BY ${key}`).all() as Array<Record<string, unknown>>;
+      for (let i = 0; i < rows.length; i += BATCH) {
+        const batch = rows.slice(i, i + BATCH);
+        const columns = Object.keys(batch[0]!);
+        const values = batch.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+        await tx.run(`INSERT INTO ${name} (${columns.join(', ')}) VALUES ${values}`, batch.flatMap((row) => columns.map((c) => row[c])));
+      }
+      if (count) counts[count] = rows.length;
+    }
+    for (const [table, column] of IDENTITY_COLUMNS) {
+      await tx.get(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), COALESCE((SELECT MAX(${column}) FROM ${table}), 0) + 1, false)`);
+    }
+  });
+  return counts;
+}

@@ -1,0 +1,258 @@
+/**
+ * @module The embedded store: one better-sqlite3 connection behind the async `Database` calls.
+ *
+ * better-sqlite3 is synchronous, so each call runs at once and hands back a settled promise. A
+ * transaction holds the connection until it ends: statements asked for meanwhile (another request's
+ * read, another transaction) wait their turn, so none of them sees or joins uncommitted work. Write
+ * transactions begin IMMEDIATE, which serialises writers across processes sharing the file.
+ *
+ * Group commit: write units asked for during one turn of the event loop share one transaction, each
+ * inside its own savepoint. Every commit writes each page it changed to the WAL (two system calls a
+ * page) and takes and drops the file locks; payments created together change the same table and
+ * index pages, so one commit for several of them writes far fewer pages per payment. A unit that
+ * throws is rolled back alone; if the transaction itself fails (the commit, or an error after which
+ * SQLite abandoned the transaction) every unit in it fails and none is stored. Callers hear back
+ * only after the commit.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Database, type Dialect, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
+import { migrationFiles } from './migrations.ts';
+
+/** The most units one grouped transaction holds, so the write lock is never held for long. */
+export const MAX_GROUP = 64;
+// Statements prepared and kept, by SQL text; list pages make a text per filter set and limit.
+const STATEMENTS_KEPT = 500;
+
+const dialect: Dialect = {
+  name: 'sqlite',
+  jsonValues: (param) => `(SELECT value FROM json_each(${param}))`,
+  forUpdate: '',
+  skipLocked: '',
+};
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+interface GroupUnit {
+  work: TransactionWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+function mapError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const message = (error as Error).message;
+    return new UniqueViolation(message, message.replace(/^UNIQUE constraint failed: /, ''), { cause: error });
+  }
+  return error;
+}
+
+/**
+ * Opens (creating if needed) the database file, switches it to WAL and runs pending migrations.
+ * Safe to call from two processes at once: migrations run under an immediate write lock.
+ */
+export function openSqliteDatabase(file: string): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = new BetterSqlite3(file, { timeout: 10_000 });
+  connection.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can lose the last commits.
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  migrate(connection);
+
+  const statements = new Map<string, Statement>();
+  function statement(sql: string): Statement {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      prepared = connection.prepare(sql);
+      if (statements.size >= STATEMENTS_KEPT) statements.delete(statements.keys().next().value!);
+      statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+  const bind = (params: Params | undefined): unknown[] => (params === undefined ? [] : Array.isArray(params) ? params : [params]);
+
+  function all<T>(sql: string, params?: Params): T[] {
+    try {
+      return statement(sql).all(...bind(params)) as T[];
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+  function get<T>(sql: string, params?: Params): T | undefined {
+    try {
+      return statement(sql).get(...bind(params)) as T | undefined;
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+  function run(sql: string, params?: Params): number {
+    try {
+      return statement(sql).run(...bind(params)).changes;
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+
+  // The connection's owner: undefined when free; otherwise later callers queue.
+  let held = false;
+  const waiting: Array<() => void> = [];
+  function acquire(): Promise<void> | undefined {
+    if (!held) {
+      held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  }
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next();
+    else held = false;
+  }
+
+  /** A statement outside any transaction: at once when the connection is free, else after the holder. */
+  async function bare<T>(execute: () => T): Promise<T> {
+    if (!held) return execute();
+    await acquire();
+    try {
+      return execute();
+    } finally {
+      release();
+    }
+  }
+
+  /** An `Sql` for one transaction; it refuses to run once that transaction has ended. */
+  function transactionSql(): Sql & { end(): void } {
+    let open = true;
+    const check = () => {
+      if (!open) throw new Error('a statement was run on a transaction that has already ended');
+    };
+    return {
+      dialect,
+      all: async (sql, params) => (check(), all(sql, params)),
+      get: async (sql, params) => (check(), get(sql, params)),
+      run: async (sql, params) => (check(), run(sql, params)),
+      end: () => {
+        open = false;
+      },
+    };
+  }
+
+  async function inTransaction<T>(begin: string, work: TransactionWork<T>): Promise<T> {
+    await acquire();
+    const tx = transactionSql();
+    try {
+      connection.exec(begin);
+      try {
+        const value = await work(tx);
+        connection.exec('COMMIT');
+        return value;
+      } catch (error) {
+        if (connection.inTransaction) connection.exec('ROLLBACK');
+        throw mapError(error);
+      }
+    } finally {
+      tx.end();
+      release();
+    }
+  }
+
+  let queue: GroupUnit[] = [];
+  let scheduled = false;
+
+  async function runGroup(group: GroupUnit[]): Promise<void> {
+    await acquire();
+    const tx = transactionSql();
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      connection.exec('BEGIN IMMEDIATE');
+      for (const unit of group) {
+        connection.exec('SAVEPOINT unit');
+        try {
+          const value = await unit.work(tx);
+          connection.exec('RELEASE unit');
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          // Some errors (a full disk, an I/O error) end the whole transaction: the units before
+          // this one are gone too, and the ones after it must not run outside any transaction.
+          if (!connection.inTransaction) throw error;
+          connection.exec('ROLLBACK TO unit; RELEASE unit');
+          outcomes.push({ ok: false, error: mapError(error) });
+        }
+      }
+      connection.exec('COMMIT');
+    } catch (error) {
+      if (connection.inTransaction) connection.exec('ROLLBACK');
+      for (const unit of group) unit.reject(mapError(error));
+      return;
+    } finally {
+      tx.end();
+      release();
+    }
+    group.forEach((unit, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const group = queue.slice(0, MAX_GROUP);
+    queue = queue.slice(group.length);
+    if (queue.length > 0) schedule();
+    void runGroup(group);
+  }
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  const channels = new EventEmitter();
+  channels.setMaxListeners(0);
+
+  return {
+    dialect,
+    shared: false,
+    all: (sql, params) => bare(() => all(sql, params)),
+    get: (sql, params) => bare(() => get(sql, params)),
+    run: (sql, params) => bare(() => run(sql, params)),
+    transaction: (work) => inTransaction('BEGIN IMMEDIATE', work),
+    snapshot: (work) => inTransaction('BEGIN', work),
+    grouped<T>(work: TransactionWork<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        schedule();
+      });
+    },
+    async notify(channel, payload) {
+      channels.emit(channel, payload);
+    },
+    async listen(channel, handler) {
+      channels.on(channel, handler);
+    },
+    async close() {
+      await acquire();
+      connection.close();
+    },
+  };
+}
+
+/** Applies every migration file not yet recorded, in file-name order, each in one transaction. */
+function migrate(connection: BetterSqlite3.Database): void {
+  connection.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const applied = connection.prepare<[string], { version: string }>('SELECT version FROM schema_migrations WHERE version = ?');
+  const record = connection.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+  const applyPending = connection.transaction(() => {
+    for (const { version, sql } of migrationFiles('sqlite')) {
+      if (applied.get(version)) continue;
+      connection.exec(sql);
+      record.run(version, Date.now());
+    }
+  });
+  applyPending.immediate();
+}

@@ -1,0 +1,64 @@
+/**
+ * @module Background work of a running service: expiry sweeps, payout broadcasts, simulated blocks
+ * and address pool refills. Each shared job runs in one process at a time, whichever holds its
+ * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
+ * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services.ts';
+
+const SWEEP_MS = 1_000;
+const PAYOUT_RETRY_MS = 30_000;
+/** A lease outlives a few runs of its job, and no more, so a takeover after a crash is quick. */
+const LEASE_MS = 10_000;
+
+/** Starts the timers; the returned function stops them and gives the leases up. */
+export function startJobs(services: Services): () => Promise<void> {
+  const { config, logger, uow } = services;
+  const holder = randomUUID();
+  const held = new Set<string>();
+  const running = new Set<string>();
+
+  // Runs `work` if this process holds (or can take) the job's lease, never twice at once here.
+  const leased = (name: string, work: () => Promise<unknown>) => async () => {
+    if (running.has(name)) return;
+    running.add(name);
+    try {
+      const now = Date.now();
+      const ttl = Math.max(LEASE_MS, 3 * intervalOf(name));
+      if (!(await uow.stores.leases.acquire(name, holder, now, now + ttl))) {
+        held.delete(name);
+        return;
+      }
+      held.add(name);
+      await work();
+    } catch (err) {
+      logger.error({ err, job: name }, 'background job failed');
+    } finally {
+      running.delete(name);
+    }
+  };
+  const intervals = new Map<string, number>();
+  const intervalOf = (name: string) => intervals.get(name) ?? SWEEP_MS;
+  const timers: NodeJS.Timeout[] = [];
+  const every = (name: string, ms: number, work: () => Promise<unknown>) => {
+    intervals.set(name, ms);
+    const run = leased(name, work);
+    timers.push(setInterval(() => void run(), ms));
+    return run;
+  };
+
+  every('expiry-sweep', SWEEP_MS, () => services.expirySweep.run());
+  const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.withdrawals.sendPending());
+  if (services.simulator && config.simulatorBlockSeconds > 0) {
+    const simulator = services.simulator;
+    every('simulated-blocks', config.simulatorBlockSeconds * 1000, () => simulator.tick());
+  }
+  // Each instance keeps its own pool stocked; claims are safe across instances.
+  void services.addressPool.refill();
+  void payouts();
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+    for (const name of held) await uow.stores.leases.release(name, holder).catch(() => {});
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * @module SQL for receiving addresses and the installation's HD accounts: every address ever handed
+ * out or pre-derived, and per network the account key and the next unused derivation index (or
+ * destination tag, on tagged networks).
+ */
+import type { Sql } from '../db/database.ts';
+
+/** SQL for addresses and HD accounts, on the database or inside one transaction. */
+export class AddressStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Gives the oldest pooled address of a network to a payment; undefined when the pool is empty.
+   * Concurrent claimers on PostgreSQL skip rows another transaction is claiming.
+   */
+  async claimPooled(network: string, paymentId: string): Promise<string | undefined> {
+    const { dialect } = this.sql;
+    // INDEXED BY: without statistics SQLite's planner prefers the UNIQUE payment_id index for
+    // `payment_id IS NULL`, which walks every network's unclaimed rows on each create; the partial
+    // pool index holds exactly one network's unclaimed rows in claim order.
+    const source = dialect.name === 'sqlite' ? 'addresses INDEXED BY addresses_pool' : 'addresses';
+    const row = await this.sql.get<{ address: string }>(
+      `UPDATE addresses SET payment_id = ?
+       WHERE id = (SELECT id FROM ${source} WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1${dialect.skipLocked})
+       RETURNING address`,
+      [paymentId, network],
+    );
+    return row?.address;
+  }
+
+  /** Takes `count` derivation indexes (or tags) of a network's account; returns the first and the account key. */
+  async reserveIndexes(network: string, count: number): Promise<{ fromIndex: number; xpub: string } | undefined> {
+    return this.sql.get<{ fromIndex: number; xpub: string }>(
+      'UPDATE hd_accounts SET next_index = next_index + @count WHERE network = @network RETURNING next_index - @count AS "fromIndex", xpub',
+      { count, network },
+    );
+  }
+
+  /** A network's account key. */
+  async xpubOf(network: string): Promise<string | undefined> {
+    return (await this.sql.get<{ xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?', [network]))?.xpub;
+  }
+
+  /** The networks that have an account key. */
+  async accountNetworks(): Promise<string[]> {
+    return (await this.sql.all<{ network: string }>('SELECT network FROM hd_accounts ORDER BY network')).map((row) => row.network);
+  }
+
+  /** Stores a network's account key, unless another process stored one first. */
+  async insertAccount(network: string, xpub: string): Promise<void> {
+    await this.sql.run('INSERT INTO hd_accounts (network, xpub, next_index) VALUES (?, ?, 0) ON CONFLICT DO NOTHING', [network, xpub]);
+  }
+
+  /** Records an address (pooled when `paymentId` is null); false if it was already there. */
+  async insertAddress(network: string, address: string, destTag: string | null, derivationIndex: number | null, paymentId: string | null): Promise<boolean> {
+    const changes = await this.sql.run(
+      'INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [network, address, destTag, derivationIndex, paymentId],
+    );
+    return changes === 1;
+  }
+
+  /** How many unclaimed addresses a network has ready. */
+  async countPooled(network: string): Promise<number> {
+    const source = this.sql.dialect.name === 'sqlite' ? 'addresses INDEXED BY addresses_pool' : 'addresses';
+    return Number((await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${source} WHERE network = ? AND payment_id IS NULL`, [network]))!.n);
+  }
+}

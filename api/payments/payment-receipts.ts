@@ -1,0 +1,118 @@
+/**
+ * @module What a payment does with the funds a network reports: record each transaction (late if it
+ * came after expiry), follow its confirmations, forget it if the network drops it, credit the
+ * merchant's balance once it is confirmed, and move the payment's status. Runs inside the chain
+ * watcher's transaction, with the payment row locked.
+ */
+import { post } from '../balance/ledger.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { IncomingTransaction } from '../networks/network-adapter.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
+import type { Stores } from '../unit-of-work.ts';
+import { decideStatus, isLate } from './payment-status.ts';
+import type { Payment } from './payment.store.ts';
+
+/** What receiving needs. */
+export interface PaymentReceiptsDeps {
+  registry: AssetRegistry;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Creates the receiving use cases; each takes the stores of the caller's transaction. */
+export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
+  const { registry, clock, logger } = deps;
+
+  /** Credits newly confirmed transactions and moves the status; always touches updated_at. */
+  async function settle(stores: Stores, payment: Payment, now: number): Promise<void> {
+    const asset = registry.byId(payment.assetId);
+    const transactions = await stores.payments.transactionsOf(payment.id);
+    for (const transaction of transactions) {
+      if (transaction.confirmations >= payment.confirmsNeeded && !(await stores.ledger.isCredited(transaction.id))) {
+        await post(stores.ledger, clock, {
+          merchantId: payment.merchantId,
+          assetId: asset.id,
+          decimals: asset.decimals,
+          kind: 'payment-credit',
+          availableDelta: parseAmount(transaction.amount),
+          reservedDelta: new Amount(0),
+          paymentTransactionId: transaction.id,
+        });
+      }
+    }
+    await stores.payments.setStatus(payment.id, decideStatus(payment, transactions, now), now);
+  }
+
+  return {
+    /** Records (or updates) a transaction paying a payment's address; returns the payment id if it changed. */
+    async receive(stores: Stores, incoming: IncomingTransaction): Promise<string | undefined> {
+      const payment = await stores.payments.lockByAddress(incoming.network, incoming.addressTo, incoming.destTag);
+      if (!payment) return undefined;
+      const asset = registry.byId(payment.assetId);
+      if (asset.short !== incoming.assetShort || asset.network !== incoming.network) {
+        logger.warn({ paymentId: payment.id, txnId: incoming.txnId, assetShort: incoming.assetShort }, 'transaction of another asset sent to a payment address; not counted');
+        return undefined;
+      }
+      const now = clock();
+      const confirmations = Math.min(incoming.confirmations, payment.confirmsNeeded);
+      const existing = await stores.payments.findTransaction(payment.id, incoming.txnId);
+      if (existing) {
+        if (existing.confirmations === confirmations) return undefined;
+        await stores.payments.setConfirmations(existing.id, confirmations);
+      } else {
+        // Amounts finer than the asset's decimals are cut, never rounded up: we never count more than arrived.
+        const amount = formatAmount(parseAmount(incoming.amount).toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN), asset.decimals);
+        await stores.payments.insertTransaction({
+          paymentId: payment.id,
+          txnId: incoming.txnId,
+          amount,
+          addressFrom: incoming.addressFrom,
+          addressTo: incoming.addressTo,
+          destTag: incoming.destTag,
+          confirmations,
+          late: isLate(payment, now),
+          seenAt: now,
+        });
+      }
+      await settle(stores, payment, now);
+      return payment.id;
+    },
+
+    /** Moves the confirmations of a network transaction on every payment it paid; returns the payments changed. */
+    async confirm(stores: Stores, txnId: string, confirmations: number): Promise<string[]> {
+      const now = clock();
+      const changed: string[] = [];
+      for (const transaction of await stores.payments.transactionsByTxnId(txnId)) {
+        const payment = (await stores.payments.lockById(transaction.paymentId))!;
+        const counted = Math.min(confirmations, payment.confirmsNeeded);
+        if (transaction.confirmations === counted) continue;
+        await stores.payments.setConfirmations(transaction.id, counted);
+        await settle(stores, payment, now);
+        changed.push(payment.id);
+      }
+      return changed;
+    },
+
+    /** Forgets a transaction the network dropped (unless already credited); returns the payments changed. */
+    async drop(stores: Stores, txnId: string): Promise<string[]> {
+      const now = clock();
+      const changed: string[] = [];
+      for (const transaction of await stores.payments.transactionsByTxnId(txnId)) {
+        const payment = (await stores.payments.lockById(transaction.paymentId))!;
+        if (await stores.ledger.isCredited(transaction.id)) {
+          logger.error({ txnId, paymentId: transaction.paymentId }, 'a credited transaction was reported dropped; left in place for review');
+          continue;
+        }
+        await stores.payments.deleteTransaction(transaction.id);
+        await settle(stores, payment, now);
+        changed.push(transaction.paymentId);
+      }
+      return changed;
+    },
+  };
+}
+
+/** The receiving use cases. */
+export type PaymentReceipts = ReturnType<typeof createPaymentReceipts>;

@@ -1,0 +1,77 @@
+/**
+ * @module The unit of work: every store bound to one `Sql`, the database's or one transaction's.
+ * Use cases ask for a transaction and get the stores inside it; they never hold a connection.
+ */
+import { LedgerStore } from './balance/ledger.store.ts';
+import type { Database, Sql } from './db/database.ts';
+import { JobLeaseStore } from './jobs/job-lease.store.ts';
+import { MerchantStore } from './merchants/merchant.store.ts';
+import { AddressStore } from './networks/address.store.ts';
+import { AssetStore } from './networks/asset.store.ts';
+import { PaymentStore } from './payments/payment.store.ts';
+import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
+import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
+
+/** Every store, bound to one `Sql`; each is made on first use. */
+export class Stores {
+  #payments?: PaymentStore;
+  #withdrawals?: WithdrawalStore;
+  #ledger?: LedgerStore;
+  #merchants?: MerchantStore;
+  #addresses?: AddressStore;
+  #assets?: AssetStore;
+  #chains?: SimulatedChainStore;
+  #leases?: JobLeaseStore;
+
+  constructor(readonly sql: Sql) {}
+
+  get payments(): PaymentStore {
+    return (this.#payments ??= new PaymentStore(this.sql));
+  }
+  get withdrawals(): WithdrawalStore {
+    return (this.#withdrawals ??= new WithdrawalStore(this.sql));
+  }
+  get ledger(): LedgerStore {
+    return (this.#ledger ??= new LedgerStore(this.sql));
+  }
+  get merchants(): MerchantStore {
+    return (this.#merchants ??= new MerchantStore(this.sql));
+  }
+  get addresses(): AddressStore {
+    return (this.#addresses ??= new AddressStore(this.sql));
+  }
+  get assets(): AssetStore {
+    return (this.#assets ??= new AssetStore(this.sql));
+  }
+  get chains(): SimulatedChainStore {
+    return (this.#chains ??= new SimulatedChainStore(this.sql));
+  }
+  get leases(): JobLeaseStore {
+    return (this.#leases ??= new JobLeaseStore(this.sql));
+  }
+}
+
+/** Stores outside any transaction, and transactions that hand out stores bound to them. */
+export interface UnitOfWork {
+  /** Stores on the database itself: each statement its own snapshot. */
+  readonly stores: Stores;
+  /** Whether other processes may share the data (PostgreSQL). */
+  readonly shared: boolean;
+  /** All of `work` or none of it, in one write transaction. */
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  /** Reads in one consistent snapshot. */
+  snapshot<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  /** A write transaction that may share its commit with others of the same moment (SQLite group commit). */
+  grouped<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+}
+
+/** The unit of work over a database. */
+export function createUnitOfWork(db: Database): UnitOfWork {
+  return {
+    stores: new Stores(db),
+    shared: db.shared,
+    transaction: (work) => db.transaction((tx) => work(new Stores(tx))),
+    snapshot: (work) => db.snapshot((tx) => work(new Stores(tx))),
+    grouped: (work) => db.grouped((tx) => work(new Stores(tx))),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The bench's PostgreSQL rows: the same requests against the service on PostgreSQL, one instance and
+ * three behind the load generator, on a throw-away cluster (the test suite's) holding a copy of the
+ * SQLite rows measured before (imported with the `db import-sqlite` code). Skipped, and said so,
+ * when PostgreSQL is not installed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { importSqlite, openSqliteSource } from '../api/db/import-sqlite.ts';
+import { openPostgresDatabase } from '../api/db/postgres-database.ts';
+import { silentLogger } from '../api/shared/logger.ts';
+import { findPostgresBin, startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { freePort } from '../test/helpers/server-process.ts';
+import { compareSpread, type Comparison, type LoadShape } from './load.ts';
+import { waitForFullPool } from './pool-fill.ts';
+import { type BenchProcess, type NodeFlags, startService } from './processes.ts';
+import type { Row } from './report.ts';
+import { prepareRows, type RowKey, type RowSpec } from './scenario.ts';
+import { POOLED_NETWORKS } from './signed-create.ts';
+
+type Shape = LoadShape & { rounds: number; warmup: LoadShape };
+
+/** What the PostgreSQL rows need from the run. */
+export interface PostgresRowsOptions {
+  dataDir: string;
+  poolSize: number;
+  nodeFlags: NodeFlags;
+  reference: BenchProcess;
+  readShape: Shape;
+  createShape: Shape;
+  log(message: string): void;
+  /** Measures one row against the reference (the run's own `measure`). */
+  measure(label: string, key: string, service: BenchProcess, spec: RowSpec, shape: Shape): Promise<Comparison>;
+  /** Registers the reference's answer for a row key, as `measure` does. */
+  setReference(key: string, spec: RowSpec): Promise<void>;
+}
+
+/** Runs the PostgreSQL rows; returns them (none when PostgreSQL is not installed). */
+export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]> {
+  const { dataDir, log } = options;
+  if (!findPostgresBin()) {
+    log('bench: PostgreSQL is not installed (Debian: apt-get install postgresql); its rows are SKIPPED');
+    return [];
+  }
+  const cluster = await startPostgresCluster();
+  const running: BenchProcess[] = [];
+  try {
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE bench');
+    await admin.end();
+    const databaseUrl = cluster.url.replace(/\/postgres$/, '/bench');
+    const serverKey = fs.readFileSync(path.join(dataDir, 'server.key'), 'utf8').trim();
+    const started = performance.now();
+    const source = openSqliteSource(path.join(dataDir, 'checkout.db'));
+    const target = await openPostgresDatabase(databaseUrl, silentLogger());
+    const counts = await importSqlite(source, target).finally(async () => {
+      source.close();
+      await target.close();
+    });
+    log(`bench: PostgreSQL ${cluster.url.replace(/^.*@/, '')}: imported ${JSON.stringify(counts)} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const env = { DATABASE_URL: databaseUrl, SERVER_KEY: serverKey };
+    const port = await freePort();
+    const first = await startService(dataDir, port, options.poolSize, options.nodeFlags, env);
+    running.push(first);
+    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, options.poolSize, 180_000, databaseUrl);
+    log(`bench: PostgreSQL address pool full after ${waited.toFixed(1)} s`);
+    const { rows: specs } = await prepareRows(first, dataDir);
+
+    const rows: Row[] = [];
+    const one = async (label: string, key: RowKey, target: number, shape: Shape) => {
+      const result = await options.measure(`PostgreSQL, 1 instance: ${label}`, key, first, specs[key], shape);
+      rows.push({ label: `PostgreSQL, 1 instance: ${label}`, result, target });
+    };
+    await one('GET /v2/payment/:id', 'payment', 0.7, options.readShape);
+    await one('GET /v2/checkout/:id (200)', 'checkout', 0.7, options.readShape);
+    await one('GET /v2/payment, 2 filters', 'list', 0.7, options.readShape);
+    await one('POST /v2/payment (signed)', 'create', 0.5, options.createShape);
+
+    // Two more instances on the same database, behind the same public address.
+    for (let i = 0; i < 2; i++) running.push(await startService(dataDir, await freePort(), options.poolSize, options.nodeFlags, { ...env, PUBLIC_URL: first.url }));
+    const three = async (label: string, key: RowKey, target: number, shape: Shape) => {
+      await options.setReference(key, specs[key]);
+      const result = await compareSpread({ services: running, reference: options.reference }, { service: specs[key].path, reference: `/r/${key}` }, specs[key], shape);
+      log(`  PostgreSQL, 3 instances: ${label}: ${result.ours.toFixed(0)} req/s vs ${result.reference.toFixed(0)} (ratio ${result.ratio.toFixed(2)}), p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`);
+      rows.push({ label: `PostgreSQL, 3 instances: ${label}`, result, target });
+    };
+    await three('GET /v2/payment/:id', 'payment', 0.7, options.readShape);
+    await three('POST /v2/payment (signed)', 'create', 0.5, options.createShape);
+    return rows;
+  } finally {
+    for (const child of running.reverse()) await child.stop().catch(() => undefined);
+    cluster.destroy();
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Several instances on one PostgreSQL: three real service processes (the compiled build) started
+ * with one DATABASE_URL and SERVER_KEY, used as one service. Runs in the PostgreSQL half of the
+ * suite only (it is about PostgreSQL); on SQLite it is skipped and says so.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
+import { testClusterUrl } from '../helpers/test-database.ts';
+import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
+
+const onPostgres = testClusterUrl() !== undefined;
+const BTC = { short: 'BTC', network: 'bitcoin' };
+const XRP = { short: 'XRP', network: 'ripple' };
+const PAYOUT_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+
+describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs in the PostgreSQL half of the suite (TEST_DATABASE_URL)' }, () => {
+  let dataDir: string;
+  let instances: ServerProcess[] = [];
+  let keys: TestMerchant;
+  let sql: pg.Client;
+
+  const on = (i: number) => merchantApi({ api: `${instances[i]!.url}/v2` }, keys);
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-multi-'));
+    // The first creates the schema, the HD accounts and the demo merchant; the others join it.
+    // Blocks are mined every second by whichever instance holds the job's lease.
+    const env = { DATA_DIR: dataDir, ADDRESS_POOL_SIZE: '50', SIMULATOR_BLOCK_SECONDS: '1' };
+    instances.push(await startServerProcess(env));
+    // Behind one load balancer every instance has the same public address.
+    const shared = { ...env, PUBLIC_URL: instances[0]!.url };
+    instances.push(...(await Promise.all([startServerProcess(shared), startServerProcess(shared)])));
+    keys = readDemoMerchant(dataDir)!;
+    sql = new pg.Client({ connectionString: (await storeEnv(dataDir)).DATABASE_URL });
+    await sql.connect();
+  });
+
+  after(async () => {
+    await sql?.end();
+    await Promise.all(instances.map((instance) => instance.stop('SIGKILL')));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a payment created on one instance reads and lists the same on the others', async () => {
+    const created = await on(0).post('/payment', { amount: '0.001', asset: BTC, invoice: 'multi-read' });
+    assert.equal(created.status, 200);
+    const read = await on(1).get(`/payment/${created.body.id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, created.body);
+    const listed = await on(2).get('/payment?invoices=multi-read');
+    assert.deepEqual(listed.body.data.map((p: { id: string }) => p.id), [created.body.id]);
+  });
+
+  test("a payer's live view on one instance follows a payment paid through another", async () => {
+    const created = await on(0).post('/payment', { amount: '5', asset: XRP });
+    const controller = new AbortController();
+    const stream = await fetch(`${instances[0]!.url}/v2/checkout/${created.body.id}/events`, { signal: controller.signal });
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const statuses = async (until: string): Promise<string[]> => {
+      const deadline = Date.now() + 15_000;
+      while (!text.includes(`"status":"${until}"`)) {
+        if (Date.now() > deadline) throw new Error(`no ${until} on the stream:\n${text}`);
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+      return [...text.matchAll(/"status":"([A-Z]+)"/g)].map((m) => m[1]!);
+    };
+    await statuses('OPEN');
+    const paid = await postJson(`${instances[2]!.url}/v2/dev/transactions`, { address: created.body.addressTo, destTag: created.body.destTag, amount: '5', asset: XRP });
+    assert.equal(paid.status, 200);
+    // Paid on the third instance, seen on the first's stream well before its 5-second resync.
+    const started = Date.now();
+    const seen = await statuses('CONFIRMING');
+    assert.ok(Date.now() - started < 4_000, `the change arrived after ${Date.now() - started} ms`);
+    assert.deepEqual(seen.slice(0, 2), ['OPEN', 'CONFIRMING']);
+    controller.abort();
+  });
+
+  test('100 concurrent withdrawals spread over the instances against a balance for 10 accept exactly 10', async () => {
+    const funding = await on(1).post('/payment', { amount: '0.01', asset: BTC });
+    const paid = await postJson(`${instances[2]!.url}/v2/dev/transactions`, { address: funding.body.addressTo, amount: '0.01', asset: BTC, confirmations: 2 });
+    assert.equal(paid.status, 200);
+    assert.equal((await on(0).get(`/payment/${funding.body.id}`)).body.status, 'COMPLETE');
+    const answers: JsonResponse[] = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => on(i % 3).post('/withdrawal', { amount: '0.001', asset: BTC, addressTo: PAYOUT_ADDRESS, invoice: `race-${i}` })),
+    );
+    const statuses = answers.map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 10, `statuses: ${JSON.stringify(statuses)}`);
+    assert.equal(statuses.filter((s) => s === 422).length, 90);
+    for (const refused of answers.filter((a) => a.status === 422)) assert.equal(refused.body.error.code, 'insufficient-funds');
+    const balance = await on(2).get('/balance');
+    const btc = balance.body.data.find((b: { asset: { short: string } }) => b.asset.short === 'BTC');
+    assert.deepEqual([btc.available, btc.reserved], ['0.00000000', '0.01000000']);
+    // The ledger's running balance equals the sum of its deltas, row by row.
+    const rows = (await sql.query("SELECT available_delta, available_after FROM ledger_entries l JOIN assets a ON a.id = l.asset_id WHERE a.short = 'BTC' ORDER BY seq")).rows;
+    let available = 0;
+    for (const row of rows) {
+      available = Math.round((available + Number(row.available_delta)) * 1e8) / 1e8;
+      assert.equal(available, Number(row.available_after));
+    }
+  });
+
+  test('addresses and destination tags created at once on three instances are never handed out twice', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => on(i % 3).post('/payment', { amount: '1', asset: i % 2 === 0 ? XRP : { short: 'LTC', network: 'litecoin' } })),
+    );
+    assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.find((a) => a.status !== 200)?.body));
+    const destinations = answers.map((a) => `${a.body.addressTo}|${a.body.destTag}`);
+    assert.equal(new Set(destinations).size, destinations.length);
+    const duplicates = await sql.query('SELECT network, address, dest_tag FROM addresses WHERE payment_id IS NOT NULL GROUP BY network, address, dest_tag HAVING COUNT(*) > 1');
+    assert.deepEqual(duplicates.rows, []);
+  });
+
+  test('simulated blocks are mined once, not once per instance', async () => {
+    const height = async () => Number((await sql.query("SELECT height FROM sim_chains WHERE network = 'bitcoin'")).rows[0].height);
+    const before = await height();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const mined = (await height()) - before;
+    // One block a second by the lease holder: about 4, where three miners would make about 12.
+    assert.ok(mined >= 2 && mined <= 6, `mined ${mined} blocks in 4 s`);
+  });
+
+  test('an approved payout is broadcast once', async () => {
+    const created = await on(0).post('/withdrawal', { amount: '0.001', asset: BTC, addressTo: PAYOUT_ADDRESS, invoice: 'once-0' });
+    // The race test reserved the whole balance: cancel one reservation to make room.
+    if (created.status === 422) {
+      const open = (await on(0).get('/withdrawal?statuses=OPEN&limit=1')).body.data[0];
+      await on(0).post(`/withdrawal/${open.id}/cancel`, {});
+    }
+    const withdrawal = created.status === 200 ? created.body : (await on(0).post('/withdrawal', { amount: '0.001', asset: BTC, addressTo: PAYOUT_ADDRESS, invoice: 'once-1' })).body;
+    const approved = await Promise.all([0, 1, 2].map((i) => on(i).post(`/withdrawal/${withdrawal.id}/approve`, {})));
+    assert.deepEqual(approved.map((a) => a.status).sort(), [200, 409, 409]);
+    const sent = await sql.query('SELECT COUNT(*) AS n FROM sim_transactions WHERE reference = $1', [withdrawal.id]);
+    assert.equal(Number(sent.rows[0].n), 1);
+  });
+
+  test('kill -9 of one instance mid-burst: every create it answered reads back from the others, which keep serving', async () => {
+    const victim = instances[2]!;
+    const acknowledged: string[] = [];
+    const burst = Array.from({ length: 40 }, async (_, i) => {
+      try {
+        const answer = await on(2).post('/payment', { amount: '0.002', asset: BTC, invoice: `burst-${i}` });
+        if (answer.status === 200) acknowledged.push(answer.body.id);
+      } catch {
+        // the connection died with the process
+      }
+    });
+    setTimeout(() => victim.child.kill('SIGKILL'), 30);
+    await Promise.all(burst);
+    await victim.stop();
+    for (const id of acknowledged) {
+      const read = await on(acknowledged.indexOf(id) % 2).get(`/payment/${id}`);
+      assert.equal(read.status, 200, `payment ${id} acknowledged by the killed instance`);
+    }
+    const after = await on(1).post('/payment', { amount: '0.003', asset: BTC });
+    assert.equal(after.status, 200);
+    assert.equal((await on(0).get(`/payment/${after.body.id}`)).status, 200);
+  });
+});

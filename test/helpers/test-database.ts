@@ -1,0 +1,44 @@
+/**
+ * Fresh PostgreSQL databases for tests. When TEST_DATABASE_URL is set (the test runner sets it to
+ * the throw-away cluster it started), each call makes a new, empty database there; otherwise tests
+ * run on SQLite and this returns undefined.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** A database made for one test server. */
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** The PostgreSQL cluster the suite runs against, if any. */
+export function testClusterUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
+async function admin<T>(clusterUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: clusterUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database on the suite's cluster; undefined when the suite runs on SQLite. */
+export async function createTestDatabase(): Promise<TestDatabase | undefined> {
+  const clusterUrl = testClusterUrl();
+  if (!clusterUrl) return undefined;
+  const name = `checkout_test_${randomBytes(6).toString('hex')}`;
+  await admin(clusterUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(clusterUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin(clusterUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
