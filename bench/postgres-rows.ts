@@ -63,9 +63,12 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
 
     const env = { DATABASE_URL: databaseUrl, SERVER_KEY: serverKey };
     const port = await freePort();
-    const first = await startService(dataDir, port, options.poolSize, options.nodeFlags, env);
+    // The imported pool is what the SQLite creates left. A larger pool makes the first instance top
+    // it up before the rows start, and leaves it above the refill mark through both create rows.
+    const poolSize = options.poolSize + 4_000;
+    const first = await startService(dataDir, port, poolSize, options.nodeFlags, env);
     running.push(first);
-    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, options.poolSize, 180_000, databaseUrl);
+    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, poolSize, 300_000, databaseUrl);
     log(`bench: PostgreSQL address pool full after ${waited.toFixed(1)} s`);
     const { rows: specs } = await prepareRows(first, dataDir);
 
@@ -80,7 +83,7 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
     await one('POST /v2/payment (signed)', 'create', 0.5, options.createShape);
 
     // Two more instances on the same database, behind the same public address.
-    for (let i = 0; i < 2; i++) running.push(await startService(dataDir, await freePort(), options.poolSize, options.nodeFlags, { ...env, PUBLIC_URL: first.url }));
+    for (let i = 0; i < 2; i++) running.push(await startService(dataDir, await freePort(), poolSize, options.nodeFlags, { ...env, PUBLIC_URL: first.url }));
     const three = async (label: string, key: RowKey, target: number, shape: Shape) => {
       await options.setReference(key, specs[key]);
       const result = await compareSpread({ services: running, reference: options.reference }, { service: specs[key].path, reference: `/r/${key}` }, specs[key], shape);

@@ -1,6 +1,5 @@
 import { type RequestHandler, Router } from 'express';
 import { DatabaseUnavailable } from '../db/database.ts';
-import { sendJsonText } from '../http/send-json.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 
 /** Timing of the live stream; tests shorten it. */
@@ -50,7 +49,7 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
       res.end();
       return;
     }
-    sendJsonText(res, snapshot.json);
+    res.json(snapshot.view);
   });
 
   router.get('/:id/events', async (req, res) => {
@@ -64,7 +63,7 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     });
     res.flushHeaders();
     const send = (snapshot: CheckoutSnapshot) => {
-      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${snapshot.json}\n\n`);
+      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${JSON.stringify(snapshot.view)}\n\n`);
     };
     res.write('retry: 3000\n\n');
     send(last);

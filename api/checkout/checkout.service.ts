@@ -9,7 +9,6 @@ import type { Payment } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { storedId } from '../shared/ids.ts';
-import type { JsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
@@ -21,8 +20,6 @@ export const CHECKOUT_VIEW_CACHE_SIZE = 2_000;
 /** A view with the validator that changes exactly when the view (bar serverTime) changes. */
 export interface CheckoutSnapshot {
   view: CheckoutOutput;
-  /** The view as JSON. */
-  json: JsonText;
   etag: string;
   terminal: boolean;
   /** When the status will change by time alone (expiry), if it can. */
@@ -32,8 +29,6 @@ export interface CheckoutSnapshot {
 /** Everything of a snapshot but the server's clock, rendered once per payment version. */
 interface RenderedView {
   body: Omit<CheckoutOutput, 'serverTime'>;
-  /** The body's JSON without its closing brace, for serverTime to follow. */
-  openJson: string;
   etag: string;
   terminal: boolean;
   expiresAt: number | null;
@@ -82,11 +77,9 @@ export function createCheckoutService(deps: {
         late: t.late,
       })),
     };
-    const json = JSON.stringify(body);
     const rendered: RenderedView = {
       body: Object.freeze(body),
-      openJson: json.slice(0, -1),
-      etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`,
+      etag: `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`,
       terminal: isTerminal(figures.status),
       expiresAt: figures.status === 'OPEN' ? payment.expiresAt : null,
     };
@@ -106,9 +99,6 @@ export function createCheckoutService(deps: {
     return {
       get view() {
         return { ...rendered.body, serverTime };
-      },
-      get json() {
-        return `${rendered.openJson},"serverTime":"${serverTime}"}` as JsonText;
       },
       etag: rendered.etag,
       terminal: rendered.terminal,

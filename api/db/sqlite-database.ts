@@ -19,6 +19,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Database, type Dialect, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
+import { Lru } from '../shared/lru.ts';
 import { migrationFiles } from './migrations.ts';
 
 /** The most units one grouped transaction holds, so the write lock is never held for long. */
@@ -63,12 +64,11 @@ export function openSqliteDatabase(file: string): Database {
   connection.pragma('foreign_keys = ON');
   migrate(connection);
 
-  const statements = new Map<string, Statement>();
+  const statements = new Lru<string, Statement>(STATEMENTS_KEPT);
   function statement(sql: string): Statement {
     let prepared = statements.get(sql);
     if (!prepared) {
       prepared = connection.prepare(sql);
-      if (statements.size >= STATEMENTS_KEPT) statements.delete(statements.keys().next().value!);
       statements.set(sql, prepared);
     }
     return prepared;
@@ -96,6 +96,12 @@ export function openSqliteDatabase(file: string): Database {
       throw mapError(error);
     }
   }
+
+  // Transaction control, prepared once.
+  const control = Object.fromEntries(
+    ['BEGIN IMMEDIATE', 'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT unit', 'RELEASE unit', 'ROLLBACK TO unit'].map((sql) => [sql, connection.prepare(sql)]),
+  );
+  const exec = (sql: string) => control[sql]!.run();
 
   // The connection's owner: undefined when free; otherwise later callers queue.
   let held = false;
@@ -145,13 +151,13 @@ export function openSqliteDatabase(file: string): Database {
     await acquire();
     const tx = transactionSql();
     try {
-      connection.exec(begin);
+      exec(begin);
       try {
         const value = await work(tx);
-        connection.exec('COMMIT');
+        exec('COMMIT');
         return value;
       } catch (error) {
-        if (connection.inTransaction) connection.exec('ROLLBACK');
+        if (connection.inTransaction) exec('ROLLBACK');
         throw mapError(error);
       }
     } finally {
@@ -168,24 +174,25 @@ export function openSqliteDatabase(file: string): Database {
     const tx = transactionSql();
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      connection.exec('BEGIN IMMEDIATE');
+      exec('BEGIN IMMEDIATE');
       for (const unit of group) {
-        connection.exec('SAVEPOINT unit');
+        exec('SAVEPOINT unit');
         try {
           const value = await unit.work(tx);
-          connection.exec('RELEASE unit');
+          exec('RELEASE unit');
           outcomes.push({ ok: true, value });
         } catch (error) {
           // Some errors (a full disk, an I/O error) end the whole transaction: the units before
           // this one are gone too, and the ones after it must not run outside any transaction.
           if (!connection.inTransaction) throw error;
-          connection.exec('ROLLBACK TO unit; RELEASE unit');
+          exec('ROLLBACK TO unit');
+          exec('RELEASE unit');
           outcomes.push({ ok: false, error: mapError(error) });
         }
       }
-      connection.exec('COMMIT');
+      exec('COMMIT');
     } catch (error) {
-      if (connection.inTransaction) connection.exec('ROLLBACK');
+      if (connection.inTransaction) exec('ROLLBACK');
       for (const unit of group) unit.reject(mapError(error));
       return;
     } finally {

@@ -5,6 +5,20 @@
  */
 import type { Sql } from '../db/database.ts';
 
+// INDEXED BY: without statistics SQLite's planner prefers the UNIQUE payment_id index for
+// `payment_id IS NULL`, which walks every network's unclaimed rows on each create; the partial pool
+// index holds exactly one network's unclaimed rows in claim order.
+const POOL = { sqlite: 'addresses INDEXED BY addresses_pool', postgres: 'addresses' } as const;
+// Concurrent claimers on PostgreSQL skip rows another transaction is claiming.
+const CLAIM_POOLED = {
+  sqlite: `UPDATE addresses SET payment_id = ?
+    WHERE id = (SELECT id FROM ${POOL.sqlite} WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1)
+    RETURNING address`,
+  postgres: `UPDATE addresses SET payment_id = ?
+    WHERE id = (SELECT id FROM addresses WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING address`,
+} as const;
+
 /** SQL for addresses and HD accounts, on the database or inside one transaction. */
 export class AddressStore {
   constructor(private readonly sql: Sql) {}
@@ -14,17 +28,7 @@ export class AddressStore {
    * Concurrent claimers on PostgreSQL skip rows another transaction is claiming.
    */
   async claimPooled(network: string, paymentId: string): Promise<string | undefined> {
-    const { dialect } = this.sql;
-    // INDEXED BY: without statistics SQLite's planner prefers the UNIQUE payment_id index for
-    // `payment_id IS NULL`, which walks every network's unclaimed rows on each create; the partial
-    // pool index holds exactly one network's unclaimed rows in claim order.
-    const source = dialect.name === 'sqlite' ? 'addresses INDEXED BY addresses_pool' : 'addresses';
-    const row = await this.sql.get<{ address: string }>(
-      `UPDATE addresses SET payment_id = ?
-       WHERE id = (SELECT id FROM ${source} WHERE network = ? AND payment_id IS NULL ORDER BY id LIMIT 1${dialect.skipLocked})
-       RETURNING address`,
-      [paymentId, network],
-    );
+    const row = await this.sql.get<{ address: string }>(CLAIM_POOLED[this.sql.dialect.name], [paymentId, network]);
     return row?.address;
   }
 
@@ -62,7 +66,6 @@ export class AddressStore {
 
   /** How many unclaimed addresses a network has ready. */
   async countPooled(network: string): Promise<number> {
-    const source = this.sql.dialect.name === 'sqlite' ? 'addresses INDEXED BY addresses_pool' : 'addresses';
-    return Number((await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${source} WHERE network = ? AND payment_id IS NULL`, [network]))!.n);
+    return Number((await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${POOL[this.sql.dialect.name]} WHERE network = ? AND payment_id IS NULL`, [network]))!.n);
   }
 }

@@ -5,6 +5,7 @@
  * change to the first two (database triggers, so in every process), so a view is exact while the
  * version and that fact stand. Bounded; the least recently used view leaves first.
  */
+import { Lru } from '../shared/lru.ts';
 import type { PaymentStatus } from './payment-status.ts';
 
 /** What decides whether a rendered view still holds: read from the payment row, cheaply. */
@@ -27,23 +28,17 @@ interface Entry<V> {
 
 /** A bounded cache of one kind of payment view (the merchant's record, the payer's view). */
 export function createPaymentViewCache<V>(capacity: number) {
-  const entries = new Map<string, Entry<V>>();
+  const entries = new Lru<string, Entry<V>>(capacity);
   return {
     /** The view rendered for this stamp at `now`, if there is one. */
     get(id: string, stamp: PaymentStamp, now: number): V | undefined {
       const entry = entries.get(id);
       if (!entry || entry.version !== stamp.version || entry.expiredByTime !== expiredByTime(stamp, now)) return undefined;
-      // Map keeps insertion order: re-inserting marks the entry most recently used.
-      entries.delete(id);
-      entries.set(id, entry);
       return entry.view;
     },
     /** Remembers the view rendered from a payment row (its stamp) at `now`. */
     set(id: string, stamp: PaymentStamp, now: number, view: V): void {
-      if (capacity <= 0) return;
-      entries.delete(id);
       entries.set(id, { version: stamp.version, expiredByTime: expiredByTime(stamp, now), view });
-      if (entries.size > capacity) entries.delete(entries.keys().next().value!);
     },
     /** How many views are held. */
     size(): number {

@@ -1,6 +1,6 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
 import { ApiError } from '../http/api-error.ts';
-import { DEFAULT_LIMIT } from '../http/list-envelope.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AddressPool } from '../networks/address-pool.ts';
@@ -136,13 +136,13 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return text;
     },
 
-    /** A page of the merchant's payments, newest first, as the list envelope's JSON. */
-    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<JsonText> {
+    /** A page of the merchant's payments, newest first; each record is its cached JSON rendering. */
+    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<ListEnvelope<JsonText>> {
       const query = withStoredIds(parseOrThrow(ListPaymentsQuery, rawQuery));
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
       const { records, total } = await listPage(merchant, query, clock(), (page - 1) * limit, limit);
-      return `{"data":[${records.join(',')}],"page":${page},"limit":${limit},"total":${total}}` as JsonText;
+      return { data: records, page, limit, total };
     },
   };
 }

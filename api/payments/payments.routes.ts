@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { MerchantAuth } from '../http/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
-import { sendJsonText } from '../http/send-json.ts';
+import { sendJsonList, sendJsonText } from '../http/send-json.ts';
 import type { PaymentService } from './payment.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
@@ -16,7 +16,7 @@ export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Rou
     res.json(await payments.create(res.locals.merchant, req.body));
   });
   router.get('/', auth.apiKey, async (req, res) => {
-    sendJsonText(res, await payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
+    sendJsonList(res, await payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
   router.get('/:id', auth.apiKey, async (req, res) => {
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));

@@ -230,7 +230,8 @@ describe('a payment list read while another process writes', () => {
     const payments = createPaymentService({ uow, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600 });
     try {
       for (const limit of ['20', '5']) {
-        const list = JSON.parse(await payments.list(keys.merchant, { statuses: ['OPEN'], limit })) as { data: Array<{ status: string }>; total: number };
+        const page = await payments.list(keys.merchant, { statuses: ['OPEN'], limit });
+        const list = { ...page, data: page.data.map((record) => JSON.parse(record) as { status: string }) };
         assert.ok(
           list.data.every((p) => p.status === 'OPEN'),
           `an OPEN-only page shows ${list.data.map((p) => p.status).join(', ')}`,
