@@ -41,8 +41,13 @@ function run(bin: string, program: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${program} failed (${result.status}): ${result.stderr || result.stdout || result.error?.message}`);
 }
 
-/** Starts a new cluster; throws when PostgreSQL is not installed or does not start. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * Starts a new cluster; throws when PostgreSQL is not installed or does not start. It trades
+ * durability for speed (no fsync, asynchronous commit), so a `stop()` loses the last commits the
+ * way a power cut would; `durable: true` keeps every acknowledged commit across `stop()` (the
+ * operating system stays up, so fsync is still not needed).
+ */
+export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
   const bin = findPostgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; Debian: apt-get install postgresql)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-pg-'));
@@ -52,8 +57,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const port = await freePort();
   run(bin, 'initdb', ['-D', dataDir, '-U', 'checkout', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400`;
-  const start = () => run(bin, 'pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off ${options.durable ? '' : '-c synchronous_commit=off '}-c full_page_writes=off -c max_connections=400`;
+  const start = () => run(bin, 'pg_ctl', ['-D', dataDir, '-o', serverOptions, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   const stop = () => {
     try {
       run(bin, 'pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);

@@ -1,0 +1,98 @@
+/**
+ * PostgreSQL stopped and started again under load: a real service process on a cluster of its own
+ * (the suite's shared cluster serves other files at the same time, so this one cannot be stopped).
+ * While the database is down every answer is `503 database-unavailable` with `Retry-After`, never a
+ * 500 or a driver message; once it is back the service serves again by itself, and every create it
+ * acknowledged reads back. Runs in the PostgreSQL half of the suite only.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { testClusterUrl } from '../helpers/test-database.ts';
+import { type JsonResponse, merchantApi, type TestMerchant } from '../helpers/test-server.ts';
+
+const onPostgres = testClusterUrl() !== undefined;
+const BTC = { short: 'BTC', network: 'bitcoin' };
+
+describe('PostgreSQL stopped and restarted under load', { skip: onPostgres ? false : 'runs in the PostgreSQL half of the suite (TEST_DATABASE_URL)' }, () => {
+  let cluster: PostgresCluster;
+  let service: ServerProcess;
+  let dataDir: string;
+  let keys: TestMerchant;
+  const api = () => merchantApi({ api: `${service.url}/v2` }, keys);
+
+  before(async () => {
+    // Durable: an acknowledged create must survive the stop, as it does on a real server.
+    cluster = await startPostgresCluster({ durable: true });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-outage-'));
+    service = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: cluster.url, SERVER_KEY: randomBytes(32).toString('hex') });
+    keys = readDemoMerchant(dataDir)!;
+  });
+
+  after(async () => {
+    await service?.stop('SIGKILL');
+    cluster?.destroy();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('answers 503 database-unavailable while it is down and recovers by itself once it is back', async () => {
+    const before = await api().post('/payment', { amount: '0.001', asset: BTC, invoice: 'before-outage' });
+    assert.equal(before.status, 200);
+
+    // Load from the first moment of the outage to the last: creates, reads and lists interleaved.
+    const answers: JsonResponse[] = [];
+    const acknowledged: string[] = [];
+    let loading = true;
+    const load = (async () => {
+      for (let i = 0; loading; i++) {
+        const round = await Promise.all([
+          api().post('/payment', { amount: '0.002', asset: BTC, invoice: `during-${i}` }),
+          api().get(`/payment/${before.body.id}`),
+          api().get('/payment?limit=5'),
+        ]);
+        answers.push(...round);
+        if (round[0].status === 200) acknowledged.push(round[0].body.id);
+      }
+    })();
+
+    cluster.stop();
+    // While it is down: keep asking until at least a few answers came from the outage itself.
+    const downFrom = answers.length;
+    for (let waited = 0; answers.length - downFrom < 15 && waited < 200; waited++) await new Promise((r) => setTimeout(r, 50));
+    const duringOutage = answers.slice(downFrom);
+    cluster.start();
+
+    // Back: the service recovers without a restart (bounded wait, not a timing assertion).
+    let recovered = false;
+    for (let i = 0; i < 300 && !recovered; i++) {
+      recovered = (await api().get(`/payment/${before.body.id}`)).status === 200;
+      if (!recovered) await new Promise((r) => setTimeout(r, 100));
+    }
+    loading = false;
+    await load;
+    assert.ok(recovered, 'the service serves again once PostgreSQL is back');
+
+    const unavailable = duringOutage.filter((a) => a.status === 503);
+    assert.ok(unavailable.length > 0, `requests during the outage answered ${[...new Set(duringOutage.map((a) => a.status))].join(', ')}`);
+    for (const answer of answers) {
+      assert.ok(answer.status === 200 || answer.status === 503, `never anything but 200 or 503, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 503) continue;
+      assert.equal(answer.body.error.code, 'database-unavailable');
+      assert.match(answer.body.error.message, /^The database is unavailable right now/);
+      assert.ok(Number(answer.headers.get('retry-after')) > 0, 'Retry-After says when to try again');
+      assert.doesNotMatch(JSON.stringify(answer.body), /ECONNREFUSED|terminating connection|pg_|postgres|SQL/i);
+    }
+
+    // Nothing acknowledged was lost, and writes work again.
+    for (const id of [before.body.id, ...acknowledged]) assert.equal((await api().get(`/payment/${id}`)).status, 200, `acknowledged payment ${id}`);
+    const afterwards = await api().post('/payment', { amount: '0.003', asset: BTC, invoice: 'after-outage' });
+    assert.equal(afterwards.status, 200);
+    assert.equal(service.child.exitCode, null, 'the process kept running');
+  });
+});
