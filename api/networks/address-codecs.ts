@@ -7,14 +7,19 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { createBase58check } from '@scure/base';
-import { Address, NETWORK, p2wpkh } from '@scure/btc-signer';
+import { Address, NETWORK } from '@scure/btc-signer';
 import { addr as ethAddress } from 'micro-eth-signer';
 import { encodeAccountID, isValidClassicAddress } from 'ripple-address-codec';
 
 /** The address rules of one network. */
 export interface AddressCodec {
-  /** The receiving address of a compressed secp256k1 public key. */
+  /**
+   * The receiving address of a secp256k1 public key of this installation's wallet, compressed (33
+   * bytes) or not (65). Give it the form `keyForm` names and no point is decompressed.
+   */
   fromPublicKey(publicKey: Uint8Array): string;
+  /** The public key form this network's addresses are made from. */
+  readonly keyForm: 'compressed' | 'uncompressed';
   /** Whether an address is well-formed for this network, checksum included. */
   isValid(address: string): boolean;
   /** Whether payments to this network must carry a destination tag. */
@@ -34,7 +39,10 @@ function btcLike(networks: BtcNetwork[]): AddressCodec {
   const primary = networks[0]!;
   return {
     requiresTag: false,
-    fromPublicKey: (publicKey) => p2wpkh(publicKey, primary).address!,
+    keyForm: 'compressed',
+    // The key is the wallet's own, valid by construction: hashed, not re-checked (p2wpkh would
+    // decompress it to check it, most of an address's cost).
+    fromPublicKey: (publicKey) => Address(primary).encode({ type: 'wpkh', hash: ripemd160(sha256(compressed(publicKey))) }),
     isValid(address) {
       return networks.some((network) => {
         try {
@@ -49,18 +57,24 @@ function btcLike(networks: BtcNetwork[]): AddressCodec {
 }
 
 function uncompressed(publicKey: Uint8Array): Uint8Array {
-  return secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  return publicKey.length === 65 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(false);
+}
+
+function compressed(publicKey: Uint8Array): Uint8Array {
+  return publicKey.length === 33 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(true);
 }
 
 const ethereum: AddressCodec = {
   requiresTag: false,
-  fromPublicKey: (publicKey) => ethAddress.fromPublicKey(publicKey),
+  keyForm: 'uncompressed',
+  fromPublicKey: (publicKey) => ethAddress.fromPublicKey(uncompressed(publicKey)),
   // All-lowercase and all-uppercase addresses carry no checksum (EIP-55); mixed case must match it.
   isValid: (address) => /^0x[0-9a-fA-F]{40}$/.test(address) && ethAddress.isValid(address),
 };
 
 const tron: AddressCodec = {
   requiresTag: false,
+  keyForm: 'uncompressed',
   fromPublicKey(publicKey) {
     const hash = keccak_256(uncompressed(publicKey).subarray(1)).subarray(-20);
     return base58check.encode(Uint8Array.of(TRON_PREFIX, ...hash));
@@ -78,7 +92,8 @@ const tron: AddressCodec = {
 
 const ripple: AddressCodec = {
   requiresTag: true,
-  fromPublicKey: (publicKey) => encodeAccountID(ripemd160(sha256(publicKey))),
+  keyForm: 'compressed',
+  fromPublicKey: (publicKey) => encodeAccountID(ripemd160(sha256(compressed(publicKey)))),
   isValid: (address) => {
     try {
       return isValidClassicAddress(address);

@@ -3,6 +3,9 @@
  * public key (BIP32 public derivation); the mnemonic is written once to DATA_DIR for the operator
  * to move offline, and the service never reads it again unless a new network needs an account.
  */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import { HDKey } from '@scure/bip32';
 import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
@@ -55,17 +58,55 @@ export async function ensureHdAccounts(addresses: AddressStore, registry: AssetR
   return created;
 }
 
-const chains = new Map<string, HDKey>();
+/** A chain node (xpub/0 or xpub/1) with its public point decompressed once. */
+interface ChainNode {
+  node: HDKey;
+  point: InstanceType<typeof secp256k1.Point>;
+  /** The node's compressed public key, then four bytes for the child index. */
+  data: Uint8Array;
+}
+
+const Point = secp256k1.Point;
+const chains = new Map<string, ChainNode>();
+
+function chainNode(xpub: string, chain: 0 | 1): ChainNode {
+  const key = `${xpub}/${chain}`;
+  let cached = chains.get(key);
+  if (!cached) {
+    const node = HDKey.fromExtendedKey(xpub).deriveChild(chain);
+    const data = new Uint8Array(37);
+    data.set(node.publicKey!);
+    cached = { node, point: Point.fromBytes(node.publicKey!), data };
+    chains.set(key, cached);
+  }
+  return cached;
+}
+
+/**
+ * The public key of a node's non-hardened child: BIP32's CKDpub, point(parse256(IL)) + Kpar, with
+ * the parent's point decompressed once per chain. `HDKey.deriveChild` decompresses the parent and
+ * the child afresh for every index and multiplies in constant time (public data needs no
+ * blinding): about 1.2 ms a key here with its address, this about 0.3 ms (1,000 keys measured).
+ * The rare index that BIP32 skips (IL not below the curve order, IL zero, a child at infinity) goes
+ * through `deriveChild`, which handles it as BIP32 says.
+ */
+function childPublicKey(chain: ChainNode, index: number, form: 'compressed' | 'uncompressed'): Uint8Array {
+  const data = chain.data;
+  new DataView(data.buffer, data.byteOffset).setUint32(33, index);
+  const tweak = Point.Fn.fromBytes(hmac(sha512, chain.node.chainCode!, data).subarray(0, 32), true);
+  if (Point.Fn.isValid(tweak) && tweak !== 0n) {
+    const child = chain.point.add(Point.BASE.multiplyUnsafe(tweak));
+    if (!child.equals(Point.ZERO)) return child.toBytes(form === 'compressed');
+  }
+  const publicKey = chain.node.deriveChild(index).publicKey!;
+  return form === 'compressed' ? publicKey : Point.fromBytes(publicKey).toBytes(false);
+}
 
 /** The address at `index` of an account's chain: 0 receives payments, 1 is the sending (change) chain. */
 export function deriveAddress(xpub: string, network: string, chain: 0 | 1, index: number): string {
-  const key = `${xpub}/${chain}`;
-  let node = chains.get(key);
-  if (!node) {
-    node = HDKey.fromExtendedKey(xpub).deriveChild(chain);
-    chains.set(key, node);
-  }
-  return addressCodec(network).fromPublicKey(node.deriveChild(index).publicKey!);
+  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) throw new Error(`derivation index ${index} is not a non-hardened index`);
+  const codec = addressCodec(network);
+  return codec.fromPublicKey(childPublicKey(chainNode(xpub, chain), index, codec.keyForm));
 }
 
 /** The receiving address at `index` of an account's external chain (xpub/0/index). */
