@@ -133,11 +133,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       const { fromIndex, xpub } = await reserve(store, network, count);
       const addresses = await deriveInWorker({ network, xpub, fromIndex, count });
       if (closed) return;
-      const inserted = await uow.transaction(async ({ addresses: tx }) => {
-        let stored = 0;
-        for (const [i, address] of addresses.entries()) if (await tx.insertAddress(network, address, null, fromIndex + i, null)) stored++;
-        return stored;
-      });
+      const inserted = await store.insertPooled(network, addresses, fromIndex);
       unclaimed.set(network, (unclaimed.get(network) ?? 0) + inserted);
       missing -= count;
     }
