@@ -8,6 +8,7 @@ import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './http/merchant-auth.ts';
 import { buildOpenApi } from './http/openapi.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
@@ -34,9 +35,19 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Who the client is behind a reverse proxy (TRUST_PROXY): every per-client rule uses req.ip.
+  app.set('trust proxy', services.config.trustProxy);
   app.use(requestId, securityHeaders);
 
-  const auth = createMerchantAuth(services.merchants);
+  const { config } = services;
+  const auth = createMerchantAuth(services.merchants, {
+    rateLimiter: services.rateLimiter,
+    perMinute: config.rateLimitMerchant,
+    idempotency: services.idempotency,
+    logger: services.logger,
+  });
+  // The payer's public routes, per client address.
+  const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
   app.get('/health', (_req, res) => {
@@ -46,7 +57,15 @@ export function createApp(services: Services, options: AppOptions = {}): express
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.json(openApi);
   });
-  app.use('/v2/checkout', checkoutRoutes(services.checkout, options.eventTiming));
+  app.use(
+    '/v2/checkout',
+    checkoutRoutes(services.checkout, {
+      timing: options.eventTiming,
+      limit: publicLimit,
+      maxStreams: config.sseMaxStreams,
+      maxStreamsPerClient: config.sseMaxStreamsPerClient,
+    }),
+  );
   if (services.simulator) app.use('/v2/dev', simulatorRoutes(services.simulator));
   // Each resource at its own prefix, so a request enters only the router that serves it.
   app.use('/v2/payment', paymentRoutes(services.payments, auth));
@@ -57,7 +76,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/logos', logoFiles);
   app.use('/widget', express.static(path.join(DIST_DIR, 'widget'), { cacheControl: true, maxAge: 0, setHeaders: corsForScripts }));
   app.use('/hosted', express.static(path.join(DIST_DIR, 'hosted'), { maxAge: 0 }));
-  app.use(payPageRoutes(services.checkout, services.config.publicUrl));
+  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
   app.use(notFoundHandler);

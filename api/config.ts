@@ -20,6 +20,16 @@ export interface Config {
   /** How many derived addresses each network keeps ready, so creates never derive keys inline. */
   readonly addressPoolSize: number;
   readonly production: boolean;
+  /** Requests per minute per API key on merchant routes; 0 turns the limit off. */
+  readonly rateLimitMerchant: number;
+  /** Requests per minute per client address on the payer's public routes; 0 turns the limit off. */
+  readonly rateLimitPublic: number;
+  /** Open payer event streams this instance serves at most. */
+  readonly sseMaxStreams: number;
+  /** Open payer event streams one client address may hold. */
+  readonly sseMaxStreamsPerClient: number;
+  /** Express's `trust proxy` setting: whose X-Forwarded-For names the client (false: nobody's). */
+  readonly trustProxy: boolean | number | string;
 }
 
 /** A configuration value that cannot be used; main prints its message and exits. */
@@ -60,6 +70,21 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
   }
   if (url.search || url.hash) throw new ConfigError(`PUBLIC_URL must not have a query or fragment, got "${raw}"`);
   return url.toString().replace(/\/+$/, '');
+}
+
+// Express's `trust proxy` values: a hop count, or addresses, subnets and the names loopback,
+// linklocal and uniquelocal, comma-separated. Anything else is a typo that would silently trust
+// nobody (or everybody), so it stops start-up.
+const TRUST_PROXY_PART = /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/[0-9]{1,3})?)$/;
+function trustProxyOf(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || raw.toLowerCase() === 'off' || raw.toLowerCase() === 'false') return false;
+  if (/^[0-9]+$/.test(raw)) return Number(raw);
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length === 0 || !parts.every((part) => TRUST_PROXY_PART.test(part))) {
+    throw new ConfigError(`TRUST_PROXY must be a hop count (1) or addresses and subnets (10.0.0.0/8, loopback), comma-separated; got "${raw}"`);
+  }
+  return parts.join(',');
 }
 
 function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
@@ -109,5 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serverKeyHex,
     addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 1000, 0, 100000),
     production,
+    rateLimitMerchant: integer(env, 'RATE_LIMIT_MERCHANT', 6000, 0, 10_000_000),
+    rateLimitPublic: integer(env, 'RATE_LIMIT_PUBLIC', 600, 0, 10_000_000),
+    sseMaxStreams: integer(env, 'SSE_MAX_STREAMS', 10000, 1, 1_000_000),
+    sseMaxStreamsPerClient: integer(env, 'SSE_MAX_STREAMS_PER_CLIENT', 20, 1, 1_000_000),
+    trustProxy: trustProxyOf(env),
   });
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createCheckoutService } from './checkout/checkout.service.ts';
 import { createPaymentEvents } from './checkout/payment-events.ts';
 import type { Database } from './db/database.ts';
+import { createIdempotencyService } from './idempotency/idempotency.service.ts';
 import { createMerchantService } from './merchants/merchant.service.ts';
 import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
@@ -13,6 +14,7 @@ import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentService } from './payments/payment.service.ts';
+import { createRateLimiter } from './rate-limits/rate-limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import type { Logger } from './shared/logger.ts';
 import { createSimulator } from './simulator/simulator.ts';
@@ -38,7 +40,7 @@ export async function createServices(options: ServiceOptions) {
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
   const events = await createPaymentEvents(db);
-  const merchants = createMerchantService({ store: uow.stores.merchants, serverKey, clock });
+  const merchants = createMerchantService({ uow, serverKey, clock });
   await merchants.checkServerKey();
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
   const simulator = config.simulator ? await createSimulator({ uow, registry, clock }) : undefined;
@@ -67,6 +69,8 @@ export async function createServices(options: ServiceOptions) {
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
   const checkout = createCheckoutService({ uow, merchants, registry, clock, events });
   const expirySweep = createExpirySweep({ uow, clock, events });
+  const idempotency = createIdempotencyService({ uow, clock });
+  const rateLimiter = createRateLimiter({ uow, clock });
 
   return {
     config,
@@ -82,6 +86,8 @@ export async function createServices(options: ServiceOptions) {
     balance,
     checkout,
     expirySweep,
+    idempotency,
+    rateLimiter,
     addressPool,
     simulator,
     watcher,

@@ -4,11 +4,13 @@
  */
 import { LedgerStore } from './balance/ledger.store.ts';
 import type { Database, Sql } from './db/database.ts';
+import { IdempotencyStore } from './idempotency/idempotency.store.ts';
 import { JobLeaseStore } from './jobs/job-lease.store.ts';
 import { MerchantStore } from './merchants/merchant.store.ts';
 import { AddressStore } from './networks/address.store.ts';
 import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
+import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
@@ -22,6 +24,8 @@ export class Stores {
   #assets?: AssetStore;
   #chains?: SimulatedChainStore;
   #leases?: JobLeaseStore;
+  #idempotency?: IdempotencyStore;
+  #rateLimits?: RateLimitStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -48,6 +52,12 @@ export class Stores {
   }
   get leases(): JobLeaseStore {
     return (this.#leases ??= new JobLeaseStore(this.sql));
+  }
+  get idempotency(): IdempotencyStore {
+    return (this.#idempotency ??= new IdempotencyStore(this.sql));
+  }
+  get rateLimits(): RateLimitStore {
+    return (this.#rateLimits ??= new RateLimitStore(this.sql));
   }
 }
 

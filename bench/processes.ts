@@ -81,6 +81,11 @@ export function startService(dataDir: string, port: number, poolSize: number | u
       LOG_LEVEL: 'warn',
       SIMULATOR: 'on',
       SIMULATOR_BLOCK_SECONDS: '0',
+      // The load generator is one client: limits this high are never reached, but every request
+      // still pays for being counted, so the rows include the limiter's cost.
+      RATE_LIMIT_MERCHANT: '10000000',
+      RATE_LIMIT_PUBLIC: '10000000',
+      SSE_MAX_STREAMS_PER_CLIENT: '1000000',
       ...(poolSize === undefined ? {} : { ADDRESS_POOL_SIZE: String(poolSize) }),
       ...env,
     },

@@ -17,12 +17,23 @@ export class CheckoutApiError extends Error {
   readonly details: readonly ErrorDetail[];
   /** The X-Request-Id of the answer, to quote when asking for support. */
   readonly requestId: string | undefined;
+  /** What the answer's Retry-After said (429, 503), in seconds. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(init: { status: number; code: CheckoutErrorCode; message: string; details?: readonly ErrorDetail[]; requestId?: string | undefined; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: CheckoutErrorCode;
+    message: string;
+    details?: readonly ErrorDetail[];
+    requestId?: string | undefined;
+    retryAfterSeconds?: number | undefined;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.code = init.code;
     this.details = init.details ?? [];
     this.requestId = init.requestId;
+    this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }

@@ -8,5 +8,5 @@
  * ```
  */
 export { CheckoutApiError } from './errors.ts';
-export { MerchantClient, signBody, type MerchantClientOptions } from './merchant-client.ts';
+export { MerchantClient, signBody, type MerchantClientOptions, type PostOptions } from './merchant-client.ts';
 export type * from './types.ts';

@@ -3,7 +3,7 @@
  * signed over exactly the bytes sent, typed records back, lists as pages or as async iterators,
  * and every failure as a CheckoutApiError.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { CheckoutApiError } from './errors.ts';
 import type {
   AssetBalance,
@@ -31,6 +31,23 @@ export interface MerchantClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Milliseconds to wait for a whole answer before giving up with `timeout` (default 30000). */
   timeout?: number;
+  /**
+   * How many times to retry a call that got no answer (`network-error`, `timeout`), a `503`, a
+   * `429 rate-limited` or a `409 idempotency-key-in-use` (default 0: off). Waits 0.5 s, 1 s, 2 s, …
+   * (at most 30 s), or what `Retry-After` says. Safe for POSTs: a retry reuses the call's
+   * Idempotency-Key, so the service acts at most once.
+   */
+  retries?: number;
+}
+
+/** Per-call options of the POST methods. */
+export interface PostOptions {
+  /**
+   * The Idempotency-Key to send (1–255 printable ASCII characters). Default: a fresh random key per
+   * call, reused by the client's own retries. Pass your own (an order number, say) to make a call
+   * safe to repeat across process restarts too.
+   */
+  idempotencyKey?: string;
 }
 
 /** The hex HMAC-SHA256 of a body, keyed with the secret key: the X-HMAC header of a POST. */
@@ -39,6 +56,9 @@ export function signBody(body: string | Uint8Array, secretKey: string): string {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const RETRY_BASE_MS = 500;
+const RETRY_MAX_MS = 30_000;
+const RETRYABLE = new Set(['network-error', 'timeout', 'database-unavailable', 'storage-unavailable', 'rate-limited', 'idempotency-key-in-use']);
 const USER_AGENT = 'crypto-checkout-client/0.1';
 
 /** A client for one merchant's backend; keep the secret key on the server, never in a browser. */
@@ -48,6 +68,7 @@ export class MerchantClient {
   readonly #secretKey: string;
   readonly #fetch: typeof globalThis.fetch;
   readonly #timeout: number;
+  readonly #retries: number;
 
   /** Checks the options; a missing key or a URL that is not http(s) throws a TypeError here. */
   constructor(options: MerchantClientOptions) {
@@ -62,6 +83,9 @@ export class MerchantClient {
     if (typeof options.secretKey !== 'string' || options.secretKey === '') throw new TypeError('secretKey is required');
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeout) || timeout <= 0) throw new TypeError(`timeout must be a positive whole number of milliseconds, got ${timeout}`);
+    const retries = options.retries ?? 0;
+    if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw new TypeError(`retries must be a whole number from 0 to 10, got ${retries}`);
+    this.#retries = retries;
     const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
     this.#apiBase = root.endsWith('/v2') ? root : `${root}/v2`;
     this.#apiKey = options.apiKey;
@@ -71,8 +95,8 @@ export class MerchantClient {
   }
 
   /** POST /v2/payment: creates a payment for the payer to pay. */
-  async createPayment(request: CreatePaymentRequest): Promise<Payment> {
-    return this.#send<Payment>('POST', '/payment', request);
+  async createPayment(request: CreatePaymentRequest, options: PostOptions = {}): Promise<Payment> {
+    return this.#send<Payment>('POST', '/payment', request, 'merchant', options);
   }
 
   /** GET /v2/payment/:id: the payment's current record; the source of truth for fulfilling an order. */
@@ -91,8 +115,8 @@ export class MerchantClient {
   }
 
   /** POST /v2/withdrawal: reserves the amount from the balance and opens a withdrawal. */
-  async createWithdrawal(request: CreateWithdrawalRequest): Promise<Withdrawal> {
-    return this.#send<Withdrawal>('POST', '/withdrawal', request);
+  async createWithdrawal(request: CreateWithdrawalRequest, options: PostOptions = {}): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', '/withdrawal', request, 'merchant', options);
   }
 
   /** GET /v2/withdrawal/:id. */
@@ -111,13 +135,13 @@ export class MerchantClient {
   }
 
   /** POST /v2/withdrawal/:id/approve: sends an OPEN withdrawal through its network. */
-  async approveWithdrawal(id: string): Promise<Withdrawal> {
-    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/approve`, {});
+  async approveWithdrawal(id: string, options: PostOptions = {}): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/approve`, {}, 'merchant', options);
   }
 
   /** POST /v2/withdrawal/:id/cancel: cancels an OPEN withdrawal and releases its reservation. */
-  async cancelWithdrawal(id: string): Promise<Withdrawal> {
-    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/cancel`, {});
+  async cancelWithdrawal(id: string, options: PostOptions = {}): Promise<Withdrawal> {
+    return this.#send<Withdrawal>('POST', `/withdrawal/${recordId(id, 'withdrawal-not-found', 'withdrawal')}/cancel`, {}, 'merchant', options);
   }
 
   /** GET /v2/balance: available and reserved amounts, one row per asset ever credited. */
@@ -145,7 +169,7 @@ export class MerchantClient {
     }
   }
 
-  async #send<T>(method: 'GET' | 'POST', path: string, body?: object, access: 'merchant' | 'public' = 'merchant'): Promise<T> {
+  async #send<T>(method: 'GET' | 'POST', path: string, body?: object, access: 'merchant' | 'public' = 'merchant', options: PostOptions = {}): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
     if (access === 'merchant') headers['API-KEY'] = this.#apiKey;
     let bytes: Uint8Array | undefined;
@@ -154,7 +178,22 @@ export class MerchantClient {
       bytes = new TextEncoder().encode(JSON.stringify(body));
       headers['Content-Type'] = 'application/json';
       headers['X-HMAC'] = signBody(bytes, this.#secretKey);
+      // One key per logical call, the same on every retry of it.
+      headers['Idempotency-Key'] = options.idempotencyKey ?? randomUUID();
     }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt<T>(method, path, headers, bytes);
+      } catch (err) {
+        if (!(err instanceof CheckoutApiError) || attempt >= this.#retries || !RETRYABLE.has(err.code)) throw err;
+        const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** attempt);
+        const wait = err.retryAfterSeconds === undefined ? backoff : Math.min(RETRY_MAX_MS, err.retryAfterSeconds * 1000);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  async #attempt<T>(method: 'GET' | 'POST', path: string, headers: Record<string, string>, bytes: Uint8Array | undefined): Promise<T> {
     const url = this.#apiBase + path;
     const what = `${method} ${url}`;
     let response: Response;
@@ -175,6 +214,8 @@ export class MerchantClient {
 
 function parseAnswer<T>(what: string, response: Response, text: string): T {
   const requestId = response.headers.get('X-Request-Id') ?? undefined;
+  const retryAfter = Number(response.headers.get('Retry-After') ?? NaN);
+  const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
   const invalid = (reason: string) =>
     new CheckoutApiError({ status: response.status, code: 'invalid-response', message: `${what} answered ${response.status} ${reason}.`, requestId });
   if (response.status >= 300 && response.status < 400) {
@@ -191,7 +232,7 @@ function parseAnswer<T>(what: string, response: Response, text: string): T {
   if (response.ok) return parsed as T;
   const error = (parsed as { error?: unknown }).error;
   if (!isErrorBody(error)) throw invalid('with JSON that is not an error of this API');
-  throw new CheckoutApiError({ status: response.status, code: error.code as CheckoutApiError['code'], message: error.message, details: error.details ?? [], requestId });
+  throw new CheckoutApiError({ status: response.status, code: error.code as CheckoutApiError['code'], message: error.message, details: error.details ?? [], requestId, retryAfterSeconds });
 }
 
 interface ErrorBody {

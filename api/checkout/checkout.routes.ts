@@ -1,5 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import { DatabaseUnavailable } from '../db/database.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 
 /** Timing of the live stream; tests shorten it. */
@@ -11,6 +12,19 @@ export interface EventStreamTiming {
 }
 
 const DEFAULT_TIMING: EventStreamTiming = { heartbeatMs: 15_000, resyncMs: 5_000 };
+
+/** How the payer's routes are bounded. */
+export interface CheckoutRouteOptions {
+  timing?: EventStreamTiming | undefined;
+  /** The public rate limit (per client address), on every route. */
+  limit?: RequestHandler;
+  /** Open event streams this instance serves at most, and per client address. */
+  maxStreams?: number;
+  maxStreamsPerClient?: number;
+}
+
+// Over a stream cap the widget keeps polling the view with ETags; it may try a stream again later.
+const STREAM_RETRY_SECONDS = 30;
 
 // The payer's view is public by design (the unguessable id is the bearer link), so any site may
 // embed it; nothing private is in it.
@@ -36,9 +50,17 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
-export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTiming = DEFAULT_TIMING): Router {
+export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRouteOptions = {}): Router {
+  const timing = options.timing ?? DEFAULT_TIMING;
+  const maxStreams = options.maxStreams ?? Infinity;
+  const maxStreamsPerClient = options.maxStreamsPerClient ?? Infinity;
   const router = Router();
   router.use(openCors);
+  if (options.limit) router.use(options.limit);
+
+  // Open streams, in all and per client address.
+  let openStreams = 0;
+  const streamsByClient = new Map<string, number>();
 
   router.get('/:id', async (req, res) => {
     const snapshot = await checkout.snapshot(req.params.id);
@@ -54,6 +76,12 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
 
   router.get('/:id/events', async (req, res) => {
     const id = req.params.id;
+    const client = req.ip ?? 'unknown';
+    if (openStreams >= maxStreams || (streamsByClient.get(client) ?? 0) >= maxStreamsPerClient) {
+      res.setHeader('Retry-After', String(STREAM_RETRY_SECONDS));
+      const whose = openStreams >= maxStreams ? 'this server holds' : 'your address holds';
+      throw new ApiError(429, 'rate-limited', `Too many live payment streams are open (${whose} the most allowed). Poll GET /v2/checkout/:id with If-None-Match instead, or try again in ${STREAM_RETRY_SECONDS} s.`);
+    }
     let last = await checkout.snapshot(id); // an unknown id is a plain JSON 404, before any stream starts
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -71,6 +99,8 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
       res.end();
       return;
     }
+    openStreams++;
+    streamsByClient.set(client, (streamsByClient.get(client) ?? 0) + 1);
 
     let expiryTimer: NodeJS.Timeout | undefined;
     // One read at a time; a change announced during a read is read again right after it.
@@ -122,6 +152,10 @@ export function checkoutRoutes(checkout: CheckoutService, timing: EventStreamTim
     function close() {
       if (closed) return;
       closed = true;
+      openStreams--;
+      const left = (streamsByClient.get(client) ?? 1) - 1;
+      if (left > 0) streamsByClient.set(client, left);
+      else streamsByClient.delete(client);
       unsubscribe();
       clearInterval(heartbeat);
       clearInterval(resync);

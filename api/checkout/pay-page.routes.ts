@@ -1,13 +1,13 @@
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { ApiError } from '../http/api-error.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { payPageCsp, renderNotFoundPage, renderPayPage } from './pay-page.ts';
 
 /** GET /pay?id=<payment id>: the hosted payer page, or a friendly 404 page for an unknown id. */
-export function payPageRoutes(checkout: CheckoutService, publicUrl: string): Router {
+export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limit: RequestHandler): Router {
   const router = Router();
   const csp = payPageCsp(publicUrl);
-  router.get('/pay', async (req, res) => {
+  router.get('/pay', limit, async (req, res) => {
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');

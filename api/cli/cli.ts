@@ -1,6 +1,6 @@
 /**
- * Operator commands: `npm run cli -- merchant create --name NAME [--email E] [--site-url U]
- * [--logo-url U] [--json]`. With --json, stdout carries exactly one JSON document.
+ * Operator commands: merchants (create, rotate-keys, list) and the SQLite-to-PostgreSQL import.
+ * With --json, stdout carries exactly one JSON document.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
@@ -9,17 +9,24 @@ import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { ApiError } from '../http/api-error.ts';
 import { createMerchantService } from '../merchants/merchant.service.ts';
-import { MerchantStore } from '../merchants/merchant.store.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
+import { isoTime } from '../shared/clock.ts';
+import { createUnitOfWork } from '../unit-of-work.ts';
 
 const USAGE = `Usage:
   npm run cli -- merchant create --name NAME [--email EMAIL] [--site-url URL] [--logo-url URL] [--json]
+  npm run cli -- merchant rotate-keys --id MERCHANT_ID [--grace-seconds N] [--json]
+  npm run cli -- merchant list [--json]
   npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
+merchant rotate-keys: gives the merchant a new API key and secret key, printed once; the old pair
+keeps working for --grace-seconds (default 86400, one day; 0 ends it now), then stops on every
+instance within 30 seconds.
+merchant list: every merchant (id, name, e-mail, site, when its previous keys stop working); no keys.
 db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
 DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).`;
 
@@ -35,6 +42,8 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     return 0;
   }
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
+  if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
+  if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {
     err(`Unknown command "${[resource, action].filter(Boolean).join(' ')}".\n${USAGE}\n`);
     return 2;
@@ -55,11 +64,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     err(`--name is required.\n${USAGE}\n`);
     return 2;
   }
-  const config = loadConfig();
-  const db = await openDatabase(config, createLogger('warn'));
-  try {
-    const merchants = createMerchantService({ store: new MerchantStore(db), serverKey: loadServerKey(config), clock: systemClock });
-    await merchants.checkServerKey();
+  return withMerchants(async (merchants) => {
     const created = await merchants.create({
       name: values.name,
       ...(values.email !== undefined ? { email: values.email } : {}),
@@ -76,6 +81,17 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
       );
     }
     return 0;
+  }, err);
+}
+
+// Opens the configured store and the merchant use cases over it, and closes it afterwards.
+async function withMerchants(work: (merchants: ReturnType<typeof createMerchantService>) => Promise<number>, err: (text: string) => void): Promise<number> {
+  const config = loadConfig();
+  const db = await openDatabase(config, createLogger('warn'));
+  try {
+    const merchants = createMerchantService({ uow: createUnitOfWork(db), serverKey: loadServerKey(config), clock: systemClock });
+    await merchants.checkServerKey();
+    return await work(merchants);
   } catch (e) {
     if (e instanceof ApiError && e.details) {
       const flag = (p: string) => `--${p.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -86,6 +102,63 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   } finally {
     await db.close();
   }
+}
+
+async function rotateKeysCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  let values: { id?: string; 'grace-seconds'?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { id: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    err(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.id === undefined) {
+    err(`--id is required (the merchant's id; \`npm run cli -- merchant list\` shows them).\n${USAGE}\n`);
+    return 2;
+  }
+  const graceRaw = values['grace-seconds'] ?? '86400';
+  if (!/^[0-9]{1,9}$/.test(graceRaw) || Number(graceRaw) > 90 * 86400) {
+    err(`--grace-seconds must be a whole number of seconds from 0 to ${90 * 86400} (90 days), got "${graceRaw}".\n`);
+    return 2;
+  }
+  const id = values.id;
+  return withMerchants(async (merchants) => {
+    const rotated = await merchants.rotateKeys(id, Number(graceRaw));
+    if (!rotated) {
+      err(`No merchant with id "${id}".\n`);
+      return 1;
+    }
+    const result = { apiKey: rotated.apiKey, secretKey: rotated.secretKey, previousKeysValidUntil: isoTime(rotated.previousKeysValidUntil) };
+    if (values.json) out(JSON.stringify(result) + '\n');
+    else {
+      out(
+        `New keys for merchant ${id} (shown once):\n  API key:    ${result.apiKey}\n  Secret key: ${result.secretKey}\n` +
+          `The previous keys keep working until ${result.previousKeysValidUntil}.\n`,
+      );
+    }
+    return 0;
+  }, err);
+}
+
+async function listCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  let values: { json?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    err(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  return withMerchants(async (merchants) => {
+    const listed = (await merchants.list()).map((m) => ({
+      ...m,
+      createdAt: isoTime(m.createdAt),
+      previousKeysValidUntil: m.previousKeysValidUntil === null ? null : isoTime(m.previousKeysValidUntil),
+    }));
+    if (values.json) out(JSON.stringify({ data: listed }) + '\n');
+    else if (listed.length === 0) out('No merchants yet: npm run cli -- merchant create --name NAME\n');
+    else out(listed.map((m) => `${m.id}  ${m.name}${m.email ? ` <${m.email}>` : ''}  created ${m.createdAt}${m.previousKeysValidUntil ? `  previous keys valid until ${m.previousKeysValidUntil}` : ''}`).join('\n') + '\n');
+    return 0;
+  }, err);
 }
 
 async function importCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {

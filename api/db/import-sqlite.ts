@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import type { Database } from './database.ts';
 
 /** Tables in the order their references need, each with the key that orders its rows. */
-const TABLES: Array<{ name: string; key: string; count?: string }> = [
+const TABLES: Array<{ name: string; key: string; count?: string; since?: string }> = [
   { name: 'networks', key: 'name' },
   { name: 'assets', key: 'id' },
   { name: 'merchants', key: 'created_at, id', count: 'merchants' },
+  // Keys still in a rotation's grace period; a file from before rotation existed has none.
+  { name: 'merchant_previous_keys', key: 'api_key_hash', since: '0020-merchant-api-hardening' },
   { name: 'hd_accounts', key: 'network' },
   { name: 'payments', key: 'created_at, id', count: 'payments' },
   { name: 'payment_transactions', key: 'id', count: 'transactions' },
@@ -73,7 +75,9 @@ export async function importSqlite(source: BetterSqlite3.Database, target: Datab
       if (Number(row!.n) > 0) throw new ImportRefused(`the PostgreSQL database already holds data (${table} has ${row!.n} rows); import into an empty database`);
     }
     for (const table of REPLACED) await tx.run(`DELETE FROM ${table}`);
-    for (const { name, key, count } of TABLES) {
+    const applied = new Set((source.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: string }>).map((r) => r.version));
+    for (const { name, key, count, since } of TABLES) {
+      if (since && !applied.has(since)) continue;
       const rows = source.prepare(`SELECT * FROM ${name} ORDER BY ${key}`).all() as Array<Record<string, unknown>>;
       for (let i = 0; i < rows.length; i += BATCH) {
         const batch = rows.slice(i, i + BATCH);

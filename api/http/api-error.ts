@@ -22,6 +22,9 @@ export type ErrorCode =
   | 'invalid-state'
   | 'duplicate-invoice'
   | 'database-unavailable'
+  | 'idempotency-key-in-use'
+  | 'idempotency-key-reused'
+  | 'rate-limited'
   | 'internal-error';
 
 /** An error meant for the client: its status, stable code and message reach the response as-is. */

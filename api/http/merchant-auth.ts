@@ -5,9 +5,24 @@
 import type { RequestHandler } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Merchant, MerchantCredentials } from '../merchants/merchant.store.ts';
+import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
+import { hashApiKey } from '../merchants/merchant-keys.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import type { Logger } from '../shared/logger.ts';
 import { ApiError } from './api-error.ts';
+import { idempotentPost } from './idempotency.ts';
 import { parseJsonBody, readRawBody, requireJsonContentType } from './json-body.ts';
+import { rateLimit } from './rate-limit.ts';
+
+/** What merchant requests go through besides the keys. */
+export interface MerchantGuards {
+  rateLimiter: RateLimiter;
+  /** Requests per minute per API key; 0 turns the limit off. */
+  perMinute: number;
+  idempotency: IdempotencyService;
+  logger: Logger;
+}
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -24,8 +39,8 @@ declare global {
 const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
 
 /** Creates the authentication middleware for merchant endpoints. */
-export function createMerchantAuth(merchants: MerchantService) {
-  const apiKey: RequestHandler = async (req, res, next) => {
+export function createMerchantAuth(merchants: MerchantService, guards: MerchantGuards) {
+  const authenticate: RequestHandler = async (req, res, next) => {
     const key = req.get('API-KEY');
     if (!key) {
       next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
@@ -40,6 +55,9 @@ export function createMerchantAuth(merchants: MerchantService) {
     res.locals.credentials = credentials;
     next();
   };
+  // Counted per API key, once the key is known to be valid (an unknown key is refused before it costs a count).
+  const limited = rateLimit(guards.rateLimiter, { policy: 'merchant', perMinute: guards.perMinute, bucketOf: (req) => hashApiKey(req.get('API-KEY')!) });
+  const apiKey: RequestHandler[] = [authenticate, limited];
 
   const verifySignature: RequestHandler = (req, res, next) => {
     const signature = req.get('X-HMAC')?.trim();
@@ -64,10 +82,13 @@ export function createMerchantAuth(merchants: MerchantService) {
   };
 
   return {
-    /** Requires a valid API-KEY (every merchant endpoint). */
+    /** Requires a valid API-KEY (every merchant endpoint), counted against the merchant rate limit. */
     apiKey,
-    /** For POSTs: API key, JSON content type, size limit, signature over the raw bytes, then parsing. */
-    signedJson: [apiKey, requireJsonContentType, readRawBody, verifySignature, parseJsonBody] as RequestHandler[],
+    /**
+     * For POSTs: API key and rate limit, JSON content type, size limit, signature over the raw bytes,
+     * the Idempotency-Key (if sent), then parsing.
+     */
+    signedJson: [...apiKey, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody] as RequestHandler[],
   };
 }
 

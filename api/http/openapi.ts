@@ -21,10 +21,22 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset',
   401: 'missing-api-key, invalid-api-key, missing-signature or invalid-signature',
   404: 'payment-not-found / withdrawal-not-found (also for another merchant\'s id)',
-  409: 'invalid-state or duplicate-invoice',
+  409: 'invalid-state or duplicate-invoice; idempotency-key-in-use while the first request with the same Idempotency-Key still runs',
   413: 'payload-too-large (over 64 KiB)',
   415: 'unsupported-media-type',
-  422: 'insufficient-funds',
+  422: 'insufficient-funds; idempotency-key-reused when the Idempotency-Key was used with other bytes',
+  429: 'rate-limited (per API key on merchant routes, per client address on public ones); `Retry-After` says when to try again',
+  503: 'database-unavailable: try again after `Retry-After` seconds',
+};
+
+// Sent on every POST; its first answer is replayed, with `Idempotent-Replayed: true`, for 24 hours.
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Optional, 1–255 printable ASCII characters. The first answer to a request with this key is kept 24 hours per merchant; a repeat with the same body bytes gets it again (header `Idempotent-Replayed: true`) and changes nothing. Other bytes with the same key: 422 idempotency-key-reused; a repeat while the first still runs: 409 idempotency-key-in-use.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
 function queryParameters(schema: z.ZodObject): JsonObject[] {
@@ -68,52 +80,54 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
       post: {
         summary: 'Create a payment',
         ...signed,
+        parameters: [idempotencyKeyParameter],
         requestBody: signedBody(CreatePaymentInput),
-        responses: { 200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) }, ...errors(400, 401, 413, 415) },
+        responses: { 200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
       },
       get: {
         summary: 'List payments, newest first',
         ...merchantOnly,
         parameters: queryParameters(ListPaymentsQuery),
-        responses: { 200: { description: 'One page.', content: json(list(PaymentOutput)) }, ...errors(400, 401) },
+        responses: { 200: { description: 'One page.', content: json(list(PaymentOutput)) }, ...errors(400, 401, 429, 503) },
       },
     },
     '/payment/{id}': {
-      get: { summary: 'Get a payment', ...merchantOnly, parameters: [idParameter('payment')], responses: { 200: { description: 'The payment.', content: json(ref(PaymentOutput)) }, ...errors(401, 404) } },
+      get: { summary: 'Get a payment', ...merchantOnly, parameters: [idParameter('payment')], responses: { 200: { description: 'The payment.', content: json(ref(PaymentOutput)) }, ...errors(401, 404, 429, 503) } },
     },
     '/withdrawal': {
       post: {
         summary: 'Create a withdrawal (reserves the amount)',
         ...signed,
+        parameters: [idempotencyKeyParameter],
         requestBody: signedBody(CreateWithdrawalInput),
-        responses: { 200: { description: 'The new withdrawal, OPEN.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 409, 413, 415, 422) },
+        responses: { 200: { description: 'The new withdrawal, OPEN.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
       },
       get: {
         summary: 'List withdrawals, newest first',
         ...merchantOnly,
         parameters: queryParameters(ListWithdrawalsQuery),
-        responses: { 200: { description: 'One page.', content: json(list(WithdrawalOutput)) }, ...errors(400, 401) },
+        responses: { 200: { description: 'One page.', content: json(list(WithdrawalOutput)) }, ...errors(400, 401, 429, 503) },
       },
     },
     '/withdrawal/{id}': {
-      get: { summary: 'Get a withdrawal', ...merchantOnly, parameters: [idParameter('withdrawal')], responses: { 200: { description: 'The withdrawal.', content: json(ref(WithdrawalOutput)) }, ...errors(401, 404) } },
+      get: { summary: 'Get a withdrawal', ...merchantOnly, parameters: [idParameter('withdrawal')], responses: { 200: { description: 'The withdrawal.', content: json(ref(WithdrawalOutput)) }, ...errors(401, 404, 429, 503) } },
     },
     '/withdrawal/{id}/approve': {
       post: {
         summary: 'Extension: approve an OPEN withdrawal and send it',
         ...signed,
-        parameters: [idParameter('withdrawal')],
+        parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
         requestBody: signedBody(WithdrawalActionInput),
-        responses: { 200: { description: 'The withdrawal, APPROVED, with txnId once broadcast.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409) },
+        responses: { 200: { description: 'The withdrawal, APPROVED, with txnId once broadcast.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409, 422, 429, 503) },
       },
     },
     '/withdrawal/{id}/cancel': {
       post: {
         summary: 'Extension: cancel an OPEN withdrawal (releases the reservation)',
         ...signed,
-        parameters: [idParameter('withdrawal')],
+        parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
         requestBody: signedBody(WithdrawalActionInput),
-        responses: { 200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409) },
+        responses: { 200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409, 422, 429, 503) },
       },
     },
     '/assets': {
@@ -123,20 +137,23 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
       },
     },
     '/balance': {
-      get: { summary: 'Extension: balances per asset', ...merchantOnly, responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(401) } },
+      get: { summary: 'Extension: balances per asset', ...merchantOnly, responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(401, 429, 503) } },
     },
     '/checkout/{id}': {
       get: {
         summary: 'Extension: the payer-safe view of a payment (public, CORS open, ETag)',
         parameters: [idParameter('payment')],
-        responses: { 200: { description: 'The view.', content: json(ref(CheckoutOutput)) }, 304: { description: 'Not modified (If-None-Match).' }, ...errors(404) },
+        responses: { 200: { description: 'The view.', content: json(ref(CheckoutOutput)) }, 304: { description: 'Not modified (If-None-Match).' }, ...errors(404, 429, 503) },
       },
     },
     '/checkout/{id}/events': {
       get: {
         summary: 'Extension: server-sent `payment` events with the checkout view on every change; closes after COMPLETE or EXPIRED',
         parameters: [idParameter('payment')],
-        responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(404) },
+        responses: {
+          200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...errors(404, 429, 503),
+        },
       },
     },
   };
@@ -169,7 +186,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
       title: 'Crypto checkout API',
       version: '2',
       description:
-        'Payments and withdrawals for merchants. Every merchant endpoint needs the API-KEY header; POSTs also X-HMAC, the lowercase or uppercase hex HMAC-SHA256 of the exact body bytes keyed with the secret key. Amounts are decimal strings.',
+        'Payments and withdrawals for merchants. Every merchant endpoint needs the API-KEY header; POSTs also X-HMAC, the lowercase or uppercase hex HMAC-SHA256 of the exact body bytes keyed with the secret key, and may carry an Idempotency-Key. Amounts are decimal strings. Rate-limited routes answer with `RateLimit-Policy` and `RateLimit` headers (IETF httpapi draft) and, past the limit, 429 rate-limited with Retry-After; the payer event stream is also capped per client address and per instance (429 as well).',
     },
     servers: [{ url: `${options.publicUrl}/v2` }],
     components: {

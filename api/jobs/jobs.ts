@@ -1,6 +1,6 @@
 /**
- * @module Background work of a running service: expiry sweeps, payout broadcasts, simulated blocks
- * and address pool refills. Each shared job runs in one process at a time, whichever holds its
+ * @module Background work of a running service: expiry sweeps, payout broadcasts, simulated blocks,
+ * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills. Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 
 const SWEEP_MS = 1_000;
 const PAYOUT_RETRY_MS = 30_000;
+const HOUSEKEEPING_MS = 60_000;
 /** A lease outlives a few runs of its job, and no more, so a takeover after a crash is quick. */
 const LEASE_MS = 10_000;
 
@@ -49,6 +50,8 @@ export function startJobs(services: Services): () => Promise<void> {
   };
 
   every('expiry-sweep', SWEEP_MS, () => services.expirySweep.run());
+  // Expired idempotency records and ended rate-limit windows.
+  every('housekeeping', HOUSEKEEPING_MS, () => Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge()]));
   const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.withdrawals.sendPending());
   if (services.simulator && config.simulatorBlockSeconds > 0) {
     const simulator = services.simulator;

@@ -4,17 +4,23 @@ import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import { CreateMerchantInput } from './merchant.schema.ts';
-import type { Merchant, MerchantCredentials, MerchantStore } from './merchant.store.ts';
+import type { Merchant, MerchantCredentials } from './merchant.store.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+
+/** How long a recognised API key is trusted before it is looked up again (rotations elsewhere). */
+export const RECHECK_MS = 30_000;
 
 /** Creates the merchant use cases. */
-export function createMerchantService(deps: { store: MerchantStore; serverKey: Buffer; clock: Clock }) {
-  const { store, serverKey, clock } = deps;
-  // A merchant row never changes once written (nothing updates or deletes one), so what an API
-  // key hash or an id resolves to, and what a sealed secret opens to, can be remembered instead
-  // of costing an SQLite read (and an AES-GCM open) on every request. Only hits are kept: a
-  // merchant another process (the CLI) creates is found on its first request, and unknown keys
-  // cannot grow the maps. Anything that starts updating merchant rows must drop these entries.
-  const credentialsByKeyHash = new Map<string, MerchantCredentials>();
+export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer; clock: Clock }) {
+  const { uow, serverKey, clock } = deps;
+  const store = uow.stores.merchants;
+  // What an API key hash resolves to, and what a sealed secret opens to, is remembered instead of
+  // costing a database read (and an AES-GCM open) on every request. Only hits are kept: a merchant
+  // another process (the CLI) creates is found on its first request, and unknown keys cannot grow
+  // the maps. A rotation (by this process, another instance or the CLI) changes which keys are
+  // valid, so a remembered key is looked up again once it is RECHECK_MS old: a rotated-out key
+  // stops working everywhere within that time after its grace period ends.
+  const credentialsByKeyHash = new Map<string, { credentials: MerchantCredentials; checkedAt: number }>();
   const merchantsById = new Map<string, Merchant>();
   const openedSecrets = new Map<string, string>();
 
@@ -48,12 +54,33 @@ export function createMerchantService(deps: { store: MerchantStore; serverKey: B
     /** The merchant an API key belongs to, if any. */
     async authenticate(apiKey: string): Promise<MerchantCredentials | undefined> {
       const keyHash = hashApiKey(apiKey);
+      const now = clock();
       const known = credentialsByKeyHash.get(keyHash);
-      if (known) return known;
-      const found = await store.findByApiKeyHash(keyHash);
-      if (found) credentialsByKeyHash.set(keyHash, remember(found));
+      if (known && now - known.checkedAt < RECHECK_MS && (known.credentials.validUntil === undefined || now < known.credentials.validUntil)) return known.credentials;
+      const found = (await store.findByApiKeyHash(keyHash)) ?? (await store.findPreviousKey(keyHash, now));
+      if (found) credentialsByKeyHash.set(keyHash, { credentials: remember(found), checkedAt: now });
+      else credentialsByKeyHash.delete(keyHash);
       return found;
     },
+
+    /**
+     * Gives a merchant a new key pair, shown once; the old pair keeps working for `graceSeconds`
+     * (every instance stops accepting it within RECHECK_MS after that).
+     */
+    async rotateKeys(merchantId: string, graceSeconds: number): Promise<(MerchantKeys & { previousKeysValidUntil: number }) | undefined> {
+      const keys = generateMerchantKeys();
+      const now = clock();
+      const previousKeysValidUntil = now + graceSeconds * 1000;
+      const rotated = await uow.transaction((stores) =>
+        stores.merchants.rotateKeys(merchantId, hashApiKey(keys.apiKey), encryptSecretKey(keys.secretKey, merchantId, serverKey), previousKeysValidUntil, now),
+      );
+      if (!rotated) return undefined;
+      credentialsByKeyHash.clear();
+      return { ...keys, previousKeysValidUntil };
+    },
+
+    /** Every merchant, for operators (no keys). */
+    list: () => store.list(clock()),
 
     /** The merchant's secret key in clear, to check a signature. */
     secretKeyOf(credentials: MerchantCredentials): string {

@@ -13,6 +13,15 @@ export interface Merchant {
 export interface MerchantCredentials {
   merchant: Merchant;
   secretKeyEnc: string;
+  /** Set for a key pair replaced by a rotation: accepted until then (epoch ms). */
+  validUntil?: number;
+}
+
+/** A merchant in the operator's list. */
+export interface MerchantListing extends Merchant {
+  createdAt: number;
+  /** When the keys before the last rotation stop working, if they still do. */
+  previousKeysValidUntil: number | null;
 }
 
 interface MerchantRow {
@@ -51,6 +60,48 @@ export class MerchantStore {
   async findById(id: string): Promise<Merchant | undefined> {
     const row = await this.sql.get<MerchantRow>('SELECT * FROM merchants WHERE id = ?', [id]);
     return row && toMerchant(row);
+  }
+
+  /** A key pair from before a rotation, while it is still accepted at `now`. */
+  async findPreviousKey(apiKeyHash: string, now: number): Promise<MerchantCredentials | undefined> {
+    const row = await this.sql.get<MerchantRow & { valid_until: number }>(
+      `SELECT m.*, k.secret_key_enc AS secret_key_enc, k.valid_until AS valid_until FROM merchant_previous_keys k
+       JOIN merchants m ON m.id = k.merchant_id WHERE k.api_key_hash = ? AND k.valid_until > ?`,
+      [apiKeyHash, now],
+    );
+    return row && { merchant: toMerchant(row), secretKeyEnc: row.secret_key_enc, validUntil: Number(row.valid_until) };
+  }
+
+  /**
+   * Gives a merchant a new key pair; the pair it had stays valid until `previousValidUntil`. Pairs
+   * from earlier rotations that have lapsed are deleted. Run inside a transaction.
+   */
+  async rotateKeys(merchantId: string, apiKeyHash: string, secretKeyEnc: string, previousValidUntil: number, now: number): Promise<boolean> {
+    const current = await this.sql.get<MerchantRow & { api_key_hash: string }>(`SELECT * FROM merchants WHERE id = ?${this.sql.dialect.forUpdate}`, [merchantId]);
+    if (!current) return false;
+    await this.sql.run('DELETE FROM merchant_previous_keys WHERE merchant_id = ? AND valid_until <= ?', [merchantId, now]);
+    await this.sql.run('INSERT INTO merchant_previous_keys (api_key_hash, merchant_id, secret_key_enc, valid_until) VALUES (?, ?, ?, ?)', [
+      current.api_key_hash,
+      merchantId,
+      current.secret_key_enc,
+      previousValidUntil,
+    ]);
+    await this.sql.run('UPDATE merchants SET api_key_hash = ?, secret_key_enc = ? WHERE id = ?', [apiKeyHash, secretKeyEnc, merchantId]);
+    return true;
+  }
+
+  /** Every merchant, oldest first, with when its previous keys stop working. */
+  async list(now: number): Promise<MerchantListing[]> {
+    const rows = await this.sql.all<MerchantRow & { created_at: number; previous_valid_until: number | null }>(
+      `SELECT m.*, (SELECT MAX(k.valid_until) FROM merchant_previous_keys k WHERE k.merchant_id = m.id AND k.valid_until > ?) AS previous_valid_until
+       FROM merchants m ORDER BY m.created_at, m.id`,
+      [now],
+    );
+    return rows.map((row) => ({
+      ...toMerchant(row),
+      createdAt: Number(row.created_at),
+      previousKeysValidUntil: row.previous_valid_until === null ? null : Number(row.previous_valid_until),
+    }));
   }
 
   /** Any one merchant's credentials, to check at start-up that the server key still opens them. */

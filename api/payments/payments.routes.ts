@@ -15,10 +15,10 @@ export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Rou
   router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await payments.create(res.locals.merchant, req.body));
   });
-  router.get('/', auth.apiKey, async (req, res) => {
+  router.get('/', ...auth.apiKey, async (req, res) => {
     sendJsonList(res, await payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
-  router.get('/:id', auth.apiKey, async (req, res) => {
+  router.get('/:id', ...auth.apiKey, async (req, res) => {
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));
   });
   return router;

@@ -14,10 +14,10 @@ export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantA
   router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await withdrawals.create(res.locals.merchant, req.body));
   });
-  router.get('/', auth.apiKey, async (req, res) => {
+  router.get('/', ...auth.apiKey, async (req, res) => {
     res.json(await withdrawals.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
   });
-  router.get('/:id', auth.apiKey, async (req, res) => {
+  router.get('/:id', ...auth.apiKey, async (req, res) => {
     res.json(await withdrawals.get(res.locals.merchant, req.params.id as string));
   });
   router.post('/:id/approve', ...auth.signedJson, async (req, res) => {

@@ -262,3 +262,54 @@ describe('merchant create, refused', () => {
     assert.ok(result.stdout.startsWith(USAGE));
   });
 });
+
+describe('merchant rotate-keys and merchant list, through a real process', () => {
+  let rotatingStore: Store;
+  let server: Awaited<ReturnType<typeof startServiceOn>> | undefined;
+  before(async () => {
+    rotatingStore = await createStore('checkout-cli-rotate-');
+  });
+  after(async () => {
+    await server?.stop();
+    await removeStore(rotatingStore);
+  });
+
+  test('rotate-keys prints the new pair once; both pairs work until the grace period ends; list shows when', async () => {
+    const created: TestMerchant = JSON.parse((await npmCli(['merchant', 'create', '--name', 'Rotor', '--email', 'ops@rotor.example', '--json'], rotatingStore)).stdout);
+    server = await startServiceOn(rotatingStore);
+    const rotated = await npmCli(['merchant', 'rotate-keys', '--id', created.merchant.id, '--grace-seconds', '3600', '--json'], rotatingStore);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.equal(rotated.stdout.trim().split('\n').length, 1);
+    const keys = JSON.parse(rotated.stdout);
+    assert.deepEqual(Object.keys(keys), ['apiKey', 'secretKey', 'previousKeysValidUntil']);
+    assert.match(keys.apiKey, /^ak_[A-Za-z0-9_-]{32}$/);
+    assert.notEqual(keys.apiKey, created.apiKey);
+    const until = Date.parse(keys.previousKeysValidUntil);
+    assert.ok(Math.abs(until - (Date.now() + 3_600_000)) < 60_000, keys.previousKeysValidUntil);
+
+    for (const pair of [created, keys]) {
+      const api = merchantApi({ api: server.api }, pair);
+      assert.equal((await api.post('/payment', { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } })).status, 200);
+    }
+
+    const listed = await npmCli(['merchant', 'list', '--json'], rotatingStore);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { data } = JSON.parse(listed.stdout);
+    const row = data.find((m: { id: string }) => m.id === created.merchant.id);
+    assert.deepEqual(Object.keys(row).sort(), ['createdAt', 'email', 'id', 'logoUrl', 'name', 'previousKeysValidUntil', 'siteUrl']);
+    assert.equal(row.previousKeysValidUntil, keys.previousKeysValidUntil);
+    assert.doesNotMatch(listed.stdout, /ak_|sk_/, 'no keys in the list');
+  });
+
+  test('rotate-keys refuses an unknown id, a missing id and a bad grace period with a clear line', async () => {
+    const unknown = await cli(['merchant', 'rotate-keys', '--id', '0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33'], rotatingStore);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'No merchant with id "0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33".\n');
+    const missing = await cli(['merchant', 'rotate-keys'], rotatingStore);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^--id is required/);
+    const bad = await cli(['merchant', 'rotate-keys', '--id', 'x', '--grace-seconds', '1.5'], rotatingStore);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--grace-seconds must be a whole number of seconds from 0/);
+  });
+});

@@ -388,6 +388,72 @@ describe('errors', () => {
   });
 });
 
+describe('idempotency and retries', () => {
+  test('each POST carries its own fresh Idempotency-Key; a caller may name one', async () => {
+    const { client: recorded, sent } = recordingClient(shop);
+    await recorded.createPayment({ amount: '0.01', asset: BTC });
+    await recorded.createPayment({ amount: '0.01', asset: BTC });
+    const named = await recorded.createPayment({ amount: '0.01', asset: BTC }, { idempotencyKey: 'order-4711' });
+    const keys = sent.map((r) => r.headers['Idempotency-Key']);
+    assert.match(keys[0]!, /^[0-9a-f-]{36}$/);
+    assert.notEqual(keys[0], keys[1]);
+    assert.equal(keys[2], 'order-4711');
+    assert.equal((await recorded.createPayment({ amount: '0.01', asset: BTC }, { idempotencyKey: 'order-4711' })).id, named.id, 'the service replays it');
+  });
+
+  test('a lost answer is retried with the same key: the service acts once and the caller gets the record', async () => {
+    const sent: string[] = [];
+    let dropped = false;
+    const flaky = new MerchantClient({
+      baseUrl: server.url,
+      ...shop,
+      retries: 2,
+      fetch: async (input, init) => {
+        sent.push((init?.headers as Record<string, string>)['Idempotency-Key']!);
+        const answer = await fetch(input, init);
+        if (!dropped) {
+          // The service stored the payment, but the answer never reached us.
+          dropped = true;
+          throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+        }
+        return answer;
+      },
+    });
+    const invoice = `retry-${Date.now()}`;
+    const payment = await flaky.createPayment({ amount: '0.02', asset: BTC, invoice });
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0], sent[1], 'the retry reuses the key');
+    assert.equal((await client.listPayments({ invoices: [invoice] })).total, 1, 'created once');
+    assert.equal(payment.invoice, invoice);
+  });
+
+  test('retries are off by default, and a 4xx is never retried', async () => {
+    let calls = 0;
+    const counting = (retries: number | undefined) =>
+      new MerchantClient({
+        baseUrl: server.url,
+        ...shop,
+        ...(retries === undefined ? {} : { retries }),
+        fetch: async (input, init) => {
+          calls++;
+          return fetch(input, init);
+        },
+      });
+    await rejectsWith(counting(undefined).getPayment(UNKNOWN_ID), { status: 404, code: 'payment-not-found', message: /No payment/ });
+    await assert.rejects(counting(3).createPayment({ amount: '-1', asset: BTC }), (err: unknown) => err instanceof CheckoutApiError && err.code === 'validation-failed');
+    assert.equal(calls, 2);
+    const down = await fakeServer((_req, res) => res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '0' }).end('{"error":{"code":"database-unavailable","message":"down"}}'));
+    try {
+      let attempts = 0;
+      const retrying = new MerchantClient({ baseUrl: down.url, ...shop, retries: 2, fetch: async (i, init) => (attempts++, fetch(i, init)) });
+      await rejectsWith(retrying.getBalance(), { status: 503, code: 'database-unavailable', message: 'down' });
+      assert.equal(attempts, 3, 'one call and two retries');
+    } finally {
+      await down.close();
+    }
+  });
+});
+
 describe('construction', () => {
   test('accepts the base URL with or without /v2 and trailing slashes', async () => {
     for (const baseUrl of [server.url, `${server.url}/`, `${server.url}/v2`, `${server.url}/v2/`]) {

@@ -166,3 +166,54 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
     assert.equal((await on(0).get(`/payment/${after.body.id}`)).status, 200);
   });
 });
+
+describe('two instances on one PostgreSQL share one rate limit and one idempotency record', { skip: onPostgres ? false : 'runs in the PostgreSQL half of the suite (TEST_DATABASE_URL)' }, () => {
+  let dataDir: string;
+  const pair: ServerProcess[] = [];
+  let keys: TestMerchant;
+  const on = (i: number) => merchantApi({ api: `${pair[i]!.url}/v2` }, keys);
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-pair-'));
+    const env = { DATA_DIR: dataDir, RATE_LIMIT_MERCHANT: '6' };
+    pair.push(await startServerProcess(env));
+    pair.push(await startServerProcess({ ...env, PUBLIC_URL: pair[0]!.url }));
+    keys = readDemoMerchant(dataDir)!;
+  });
+
+  after(async () => {
+    await Promise.all(pair.map((instance) => instance.stop('SIGKILL')));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a key used on one instance replays on the other', async () => {
+    const { sign } = await import('../helpers/test-server.ts');
+    const raw = JSON.stringify({ amount: '0.004', asset: BTC, invoice: 'pair-idem' });
+    const post = (i: number) =>
+      fetch(`${pair[i]!.url}/v2/payment`, {
+        method: 'POST',
+        headers: { 'API-KEY': keys.apiKey, 'X-HMAC': sign(raw, keys.secretKey), 'Content-Type': 'application/json', 'Idempotency-Key': 'pair-1' },
+        body: raw,
+      });
+    const first = await post(0);
+    const second = await post(1);
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 200);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(((await second.json()) as { id: string }).id, ((await first.json()) as { id: string }).id);
+  });
+
+  test('requests spread over both instances count against one limit', async () => {
+    // Two requests above were counted already, unless the minute turned since; start a fresh window.
+    const now = Date.now();
+    if (60_000 - (now % 60_000) < 5_000) await new Promise((r) => setTimeout(r, 60_000 - (now % 60_000) + 50));
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await on(i % 2).get('/balance')).status);
+    const limited = statuses.indexOf(429);
+    assert.ok(limited > 0 && limited <= 6, `the 429 comes once six requests were counted across both, got ${statuses.join(', ')}`);
+    assert.deepEqual(statuses.slice(limited), statuses.slice(limited).map(() => 429), 'and stays until the window ends');
+    const answer = await on(limited % 2 === 0 ? 1 : 0).get('/balance');
+    assert.equal(answer.status, 429, 'the other instance refuses as well');
+    assert.match(answer.headers.get('ratelimit') ?? '', /^"merchant";r=0;t=\d+$/);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * @module Rate limits on routes: `RateLimit-Policy` and `RateLimit` headers (the IETF httpapi
+ * draft's structured fields) on every limited answer, and `429 rate-limited` with `Retry-After`
+ * past the limit.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import { ApiError } from './api-error.ts';
+
+/** A limit on a group of routes. */
+export interface RouteLimit {
+  /** The policy's name in the headers: `merchant` or `public`. */
+  policy: string;
+  /** Requests per minute; 0 turns the limit off. */
+  perMinute: number;
+  /** Whom a request is counted against. */
+  bucketOf(req: Request, res: Response): string;
+}
+
+/** Counts each request against the limit; past it, answers 429. */
+export function rateLimit(limiter: RateLimiter, limit: RouteLimit): RequestHandler {
+  if (limit.perMinute === 0) return (_req, _res, next) => next();
+  const policy = `"${limit.policy}";q=${limit.perMinute};w=60`;
+  return async (req, res, next) => {
+    const result = await limiter.hit(`${limit.policy}:${limit.bucketOf(req, res)}`, limit.perMinute);
+    res.setHeader('RateLimit-Policy', policy);
+    res.setHeader('RateLimit', `"${limit.policy}";r=${result.remaining};t=${result.resetSeconds}`);
+    if (result.allowed) {
+      next();
+      return;
+    }
+    res.setHeader('Retry-After', String(result.resetSeconds));
+    next(new ApiError(429, 'rate-limited', `Too many requests: at most ${limit.perMinute} a minute ${limit.policy === 'merchant' ? 'per API key' : 'per client address'}. Try again in ${result.resetSeconds} s.`));
+  };
+}
