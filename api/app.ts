@@ -1,5 +1,6 @@
 /** createApp: the whole HTTP surface over the services, without listening (tests use port 0). */
 import express, { type Router } from 'express';
+import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { balanceRoutes } from './balance/balance.routes.ts';
@@ -21,6 +22,16 @@ import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 /** Where `npm run build` writes the widget bundle and the hosted page's assets. */
 export const DIST_DIR = path.join(findProjectRoot(path.dirname(fileURLToPath(import.meta.url))), 'dist');
 
+/**
+ * Timeouts suited to a JSON API, for the HTTP server: headers within 10 s, a whole request within
+ * 30 s (checked every 5 s, so a body sent a byte at a time is cut off within 35 s; Node's defaults
+ * let one run for 5 minutes). Idle keep-alive connections close after Node's default 5 s. Live
+ * event streams are responses, which these do not bound.
+ */
+export function applyServerTimeouts(options: http.ServerOptions): http.ServerOptions {
+  return { ...options, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 5_000 };
+}
+
 /** Options for parts that tests or main configure. */
 export interface AppOptions {
   /** Timing of the checkout event stream. */
@@ -37,7 +48,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.set('query parser', 'simple');
   // Who the client is behind a reverse proxy (TRUST_PROXY): every per-client rule uses req.ip.
   app.set('trust proxy', services.config.trustProxy);
-  app.use(requestId, securityHeaders);
+  app.use(requestId, securityHeaders(services.config.publicUrl));
 
   const { config } = services;
   const auth = createMerchantAuth(services.merchants, {

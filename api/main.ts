@@ -1,7 +1,8 @@
 /** Starts the service: configuration, database, services, HTTP server and background jobs. */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { createApp, DIST_DIR } from './app.ts';
+import { applyServerTimeouts, createApp, DIST_DIR } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
 import { startJobs } from './jobs/jobs.ts';
@@ -14,6 +15,15 @@ import { extraMounts } from './mounts.ts';
 
 async function start(): Promise<void> {
   const config = loadConfig();
+  // Everything this process creates (the database and its WAL, keys, the mnemonic) is the owner's
+  // alone: customers' names and e-mails must not be readable by other local users.
+  process.umask(0o077);
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    fs.chmodSync(config.dataDir, 0o700); // one made by an older version, or by hand
+  } catch {
+    // not ours to change (a mounted volume): leave it as the operator set it
+  }
   const logger = createLogger(config.logLevel);
   let db;
   try {
@@ -35,14 +45,20 @@ async function start(): Promise<void> {
   }
 
   const app = createApp(services, { mounts: extraMounts(services) });
-  const server = app.listen(config.port, () => {
-    logger.info({ url: config.publicUrl, storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
-    process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
+  const server = http.createServer(applyServerTimeouts({}), app);
+  // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    const reason = err.code === 'EADDRINUSE' ? `port ${config.port} is already in use (set PORT to a free one)` : err.message;
+    throw new Error(`cannot listen on port ${config.port}: ${reason}`);
   });
-  server.on('error', (err) => {
-    process.stderr.write(`crypto-checkout: cannot listen on port ${config.port}: ${err.message}\n`);
-    process.exit(1);
-  });
+  logger.info({ url: config.publicUrl, storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
+  process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   const stopJobs = startJobs(services);
 
   let stopping = false;

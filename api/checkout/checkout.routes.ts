@@ -1,4 +1,4 @@
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import { DatabaseUnavailable } from '../db/database.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
@@ -21,6 +21,21 @@ export interface CheckoutRouteOptions {
   /** Open event streams this instance serves at most, and per client address. */
   maxStreams?: number;
   maxStreamsPerClient?: number;
+}
+
+/** The open streams of one payment and what they were last sent. */
+interface PaymentChannel {
+  streams: Set<Response>;
+  last: CheckoutSnapshot;
+  reading: boolean;
+  again: boolean;
+  /** Stops following the payment (the last stream closed, or the payment reached its end). */
+  dispose(): void;
+}
+
+/** One server-sent event with the payer's view: the same bytes for every stream of the payment. */
+function eventText(snapshot: CheckoutSnapshot): string {
+  return `id: ${snapshot.etag}\nevent: payment\ndata: ${JSON.stringify(snapshot.view)}\n\n`;
 }
 
 // Over a stream cap the widget keeps polling the view with ETags; it may try a stream again later.
@@ -74,6 +89,75 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     res.json(snapshot.view);
   });
 
+  // Streams of one payment share one channel: a change is read and rendered once, and the same
+  // bytes go to every stream of it. Resyncs and expiry checks are per payment, heartbeats one timer
+  // for all streams, so a thousand payers watching one payment cost what one does.
+  const channels = new Map<string, PaymentChannel>();
+  const everyStream = new Set<Response>();
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  function openChannel(id: string, first: CheckoutSnapshot): PaymentChannel {
+    const channel: PaymentChannel = { streams: new Set(), last: first, reading: false, again: false, dispose: () => {} };
+    const refresh = async (): Promise<void> => {
+      if (channel.reading) {
+        channel.again = true;
+        return;
+      }
+      channel.reading = true;
+      try {
+        do {
+          channel.again = false;
+          let next: CheckoutSnapshot;
+          try {
+            next = await checkout.snapshot(id);
+          } catch (err) {
+            // The database is briefly unavailable: keep the streams, try again on the next resync.
+            if (err instanceof DatabaseUnavailable) return;
+            closeChannel();
+            return;
+          }
+          if (channels.get(id) !== channel) return;
+          if (next.etag !== channel.last.etag) {
+            const event = eventText(next);
+            for (const stream of channel.streams) stream.write(event);
+          }
+          channel.last = next;
+          if (next.terminal) {
+            closeChannel();
+            return;
+          }
+          scheduleExpiry();
+        } while (channel.again);
+      } finally {
+        channel.reading = false;
+      }
+    };
+    let expiryTimer: NodeJS.Timeout | undefined;
+    const scheduleExpiry = () => {
+      clearTimeout(expiryTimer);
+      const { expiresAt, view } = channel.last;
+      if (expiresAt === null) return;
+      // The status turns EXPIRED by time alone; look again just after that moment.
+      const wait = Math.max(0, expiresAt - Date.parse(view.serverTime)) + 50;
+      if (wait < 2 ** 31) expiryTimer = setTimeout(() => void refresh(), wait);
+    };
+    const unsubscribe = checkout.subscribe(id, () => void refresh());
+    const resync = setInterval(() => void refresh(), timing.resyncMs);
+    scheduleExpiry();
+    const closeChannel = () => {
+      channel.dispose();
+      for (const stream of [...channel.streams]) stream.end();
+    };
+    channel.dispose = () => {
+      if (channels.get(id) === channel) channels.delete(id);
+      unsubscribe();
+      clearInterval(resync);
+      clearTimeout(expiryTimer);
+    };
+    channels.set(id, channel);
+    return channel;
+  }
+
   router.get('/:id/events', async (req, res) => {
     const id = req.params.id;
     const client = req.ip ?? 'unknown';
@@ -82,7 +166,10 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       const whose = openStreams >= maxStreams ? 'this server holds' : 'your address holds';
       throw new ApiError(429, 'rate-limited', `Too many live payment streams are open (${whose} the most allowed). Poll GET /v2/checkout/:id with If-None-Match instead, or try again in ${STREAM_RETRY_SECONDS} s.`);
     }
-    let last = await checkout.snapshot(id); // an unknown id is a plain JSON 404, before any stream starts
+    // A payment already watched is sent as last read (kept current by its channel); an unknown id
+    // is a plain JSON 404, before any stream starts.
+    const known = channels.get(id);
+    const first = known?.last ?? (await checkout.snapshot(id));
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -90,78 +177,39 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       'X-Accel-Buffering': 'no',
     });
     res.flushHeaders();
-    const send = (snapshot: CheckoutSnapshot) => {
-      res.write(`id: ${snapshot.etag}\nevent: payment\ndata: ${JSON.stringify(snapshot.view)}\n\n`);
-    };
     res.write('retry: 3000\n\n');
-    send(last);
-    if (last.terminal) {
+    res.write(eventText(first));
+    if (first.terminal) {
       res.end();
       return;
     }
+    // Another stream may have opened the channel while this one read.
+    const channel = channels.get(id) ?? openChannel(id, first);
+    channel.streams.add(res);
+    everyStream.add(res);
     openStreams++;
     streamsByClient.set(client, (streamsByClient.get(client) ?? 0) + 1);
+    heartbeat ??= setInterval(() => {
+      for (const stream of everyStream) stream.write(': keep-alive\n\n');
+    }, timing.heartbeatMs);
 
-    let expiryTimer: NodeJS.Timeout | undefined;
-    // One read at a time; a change announced during a read is read again right after it.
-    let reading = false;
-    let again = false;
-    const refresh = async (): Promise<void> => {
-      if (reading) {
-        again = true;
-        return;
-      }
-      reading = true;
-      try {
-        do {
-          again = false;
-          let next: CheckoutSnapshot;
-          try {
-            next = await checkout.snapshot(id);
-          } catch (err) {
-            // The database is briefly unavailable: keep the stream, try again on the next resync.
-            if (err instanceof DatabaseUnavailable) return;
-            close();
-            return;
-          }
-          if (closed) return;
-          if (next.etag !== last.etag) send(next);
-          last = next;
-          if (next.terminal) {
-            close();
-            return;
-          }
-          scheduleExpiry();
-        } while (again);
-      } finally {
-        reading = false;
-      }
-    };
-    const scheduleExpiry = () => {
-      clearTimeout(expiryTimer);
-      if (last.expiresAt === null) return;
-      // The status turns EXPIRED by time alone; look again just after that moment.
-      const wait = Math.max(0, last.expiresAt - Date.parse(last.view.serverTime)) + 50;
-      if (wait < 2 ** 31) expiryTimer = setTimeout(() => void refresh(), wait);
-    };
-    const unsubscribe = checkout.subscribe(id, () => void refresh());
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), timing.heartbeatMs);
-    const resync = setInterval(() => void refresh(), timing.resyncMs);
-    scheduleExpiry();
     let closed = false;
-    function close() {
+    const close = () => {
       if (closed) return;
       closed = true;
       openStreams--;
       const left = (streamsByClient.get(client) ?? 1) - 1;
       if (left > 0) streamsByClient.set(client, left);
       else streamsByClient.delete(client);
-      unsubscribe();
-      clearInterval(heartbeat);
-      clearInterval(resync);
-      clearTimeout(expiryTimer);
-      res.end();
-    }
+      everyStream.delete(res);
+      channel.streams.delete(res);
+      if (channel.streams.size === 0) channel.dispose();
+      if (everyStream.size === 0) {
+        clearInterval(heartbeat);
+        heartbeat = undefined;
+      }
+    };
+    res.on('close', close);
     req.on('close', close);
   });
 

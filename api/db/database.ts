@@ -76,9 +76,20 @@ export class UniqueViolation extends Error {
   }
 }
 
-/** The database cannot be reached or refused to work (down, restarting, full, read-only). */
+/**
+ * The database cannot be reached or refused to work: PostgreSQL down or restarting
+ * (`database-unavailable`), or the SQLite file unwritable: a full disk, a read-only or vanished
+ * file, an I/O error (`storage-unavailable`). The service answers 503 and recovers by itself.
+ */
 export class DatabaseUnavailable extends Error {
   override name = 'DatabaseUnavailable';
+  constructor(
+    message: string,
+    options?: { cause?: unknown },
+    readonly code: 'database-unavailable' | 'storage-unavailable' = 'database-unavailable',
+  ) {
+    super(message, options);
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Database, type Dialect, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
+import { type Database, DatabaseUnavailable, type Dialect, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
 import { Lru } from '../shared/lru.ts';
 import { migrationFiles } from './migrations.ts';
 
@@ -42,12 +42,18 @@ interface GroupUnit {
   reject(error: unknown): void;
 }
 
+// The file cannot be written or read right now: a full disk, a read-only or vanished file, an I/O
+// error, another process holding the lock past the busy timeout. Not a bug of the request.
+const UNAVAILABLE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|NOMEM|PROTOCOL)/;
+
 function mapError(error: unknown): unknown {
+  if (error instanceof UniqueViolation || error instanceof DatabaseUnavailable) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const message = (error as Error).message;
     return new UniqueViolation(message, message.replace(/^UNIQUE constraint failed: /, ''), { cause: error });
   }
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) return new DatabaseUnavailable(`the SQLite database cannot be written: ${(error as Error).message} (${code})`, { cause: error }, 'storage-unavailable');
   return error;
 }
 
@@ -56,8 +62,10 @@ function mapError(error: unknown): unknown {
  * Safe to call from two processes at once: migrations run under an immediate write lock.
  */
 export function openSqliteDatabase(file: string): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const connection = new BetterSqlite3(file, { timeout: 10_000 });
+  // A database created by an older version (or under a looser umask) is made the owner's alone.
+  if (file !== ':memory:') for (const part of [file, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(part)) fs.chmodSync(part, 0o600);
   connection.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can lose the last commits.
   connection.pragma('synchronous = NORMAL');

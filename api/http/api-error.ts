@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'invalid-state'
   | 'duplicate-invoice'
   | 'database-unavailable'
+  | 'storage-unavailable'
   | 'idempotency-key-in-use'
   | 'idempotency-key-reused'
   | 'rate-limited'
@@ -46,11 +47,23 @@ export class ApiError extends Error {
   }
 }
 
-/** A 400 listing every bad field at once, each with its first problem. */
+/** The most problems one validation-failed answer lists; the message says how many more there were. */
+export const MAX_DETAILS = 50;
+const MAX_PATH = 200;
+
+/**
+ * A 400 listing every bad field at once, each with its first problem, up to MAX_DETAILS of them
+ * (a body of thousands of unknown keys must not cost an answer thousands of entries long). Linear
+ * in the number of problems.
+ */
 export function validationFailed(details: FieldError[]): ApiError {
   // Checks that keep running after a field already failed ("abc" fails both the pattern and the
   // range) would otherwise name the same field twice.
-  const firstPerField = details.filter((d, i) => details.findIndex((other) => other.path === d.path) === i);
-  const fields = firstPerField.map((d) => d.path || '(body)').join(', ');
-  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}.`, firstPerField);
+  const seen = new Set<string>();
+  const firstPerField = details.filter((d) => !seen.has(d.path) && seen.add(d.path) !== undefined);
+  // A field name is the client's text: a 60 KB key must not make a 120 KB answer.
+  const shown = firstPerField.slice(0, MAX_DETAILS).map((d) => (d.path.length > MAX_PATH ? { ...d, path: `${d.path.slice(0, MAX_PATH)}…` } : d));
+  const more = firstPerField.length - shown.length;
+  const fields = shown.map((d) => d.path || '(body)').join(', ');
+  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}${more > 0 ? `, and ${more} more not listed` : ''}.`, shown);
 }

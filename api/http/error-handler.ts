@@ -3,6 +3,9 @@ import { DatabaseUnavailable } from '../db/database.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ApiError } from './api-error.ts';
 
+// Failures further apart than this belong to separate episodes, each logged once.
+const EPISODE_GAP_MS = 60_000;
+
 /** Answers any unmatched route with the contract's 404. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError(404, 'not-found', `There is no route ${req.method} ${req.path}.`));
@@ -13,6 +16,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
  * answered as a generic 500 that leaks no stack, SQL or message.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
+  let lastUnavailableAt = 0;
   return (err: unknown, req, res, next) => {
     if (res.headersSent) {
       next(err);
@@ -24,12 +28,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (err instanceof DatabaseUnavailable) {
-      // Logged once per request at warn: the cause is outside this process, and it recovers by itself.
-      logger.warn({ requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path, cause: err.message }, 'database unavailable');
+      // Logged once per episode (not per request): the cause is outside this process, every request
+      // meanwhile fails the same way, and it recovers by itself.
+      const now = Date.now();
+      if (now - lastUnavailableAt > EPISODE_GAP_MS) logger.warn({ requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path, cause: err.message }, `${err.code}: requests answer 503 until it recovers`);
+      lastUnavailableAt = now;
       res.setHeader('Retry-After', '5');
-      res
-        .status(503)
-        .json(new ApiError(503, 'database-unavailable', 'The database is unavailable right now. Try again in a few seconds; a write that failed this way may or may not have been stored, so look it up (a withdrawal by its invoice) before sending it again.').toBody());
+      const message =
+        err.code === 'storage-unavailable'
+          ? 'The database cannot be written right now (the disk may be full or read-only). Try again in a few seconds; nothing of this request was stored.'
+          : 'The database is unavailable right now. Try again in a few seconds; a write that failed this way may or may not have been stored, so look it up (a withdrawal by its invoice) before sending it again.';
+      res.status(503).json(new ApiError(503, err.code, message).toBody());
       return;
     }
     logger.error({ err, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'unexpected error');

@@ -53,6 +53,8 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
     }
     res.locals.merchant = credentials.merchant;
     res.locals.credentials = credentials;
+    // Merchant records (customers' names and e-mails, balances) must not sit in any cache.
+    res.setHeader('Cache-Control', 'no-store');
     next();
   };
   // Counted per API key, once the key is known to be valid (an unknown key is refused before it costs a count).

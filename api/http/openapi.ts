@@ -12,6 +12,8 @@ import { ErrorOutput } from './common.schema.ts';
 
 type JsonObject = Record<string, unknown>;
 
+const SIMULATOR_SCHEMAS: z.ZodType[] = [SimulatedTransactionInput, MineBlocksInput];
+
 const ref = (schema: z.ZodType): JsonObject => ({ $ref: `#/components/schemas/${(schema.meta() as { id: string }).id}` });
 const json = (schema: JsonObject) => ({ 'application/json': { schema } });
 const errors = (...statuses: number[]) =>
@@ -73,6 +75,8 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
     delete schema.$schema;
     delete schema.$id;
   }
+  // Without the simulator its routes do not exist, and neither do their bodies.
+  if (!options.simulator) for (const schema of SIMULATOR_SCHEMAS) delete components.schemas[(schema.meta() as { id: string }).id];
   const merchantOnly = { security: [{ apiKey: [] }] };
   const signed = { security: [{ apiKey: [], hmac: [] }] };
   const paths: JsonObject = {

@@ -1,4 +1,5 @@
 import { hasAddressCodec } from './address-codecs.ts';
+import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';
 
 /** A network the service receives and sends on. */
@@ -22,6 +23,11 @@ export interface Asset {
   chainDecimals: number;
   contractAddress: string | null;
   withdrawalFee: string;
+  /**
+   * The smallest withdrawal the network relays: its fee plus its dust limit (at least one smallest
+   * unit of the asset), as an exact decimal string.
+   */
+  minWithdrawal: string;
 }
 
 /** The full asset object of responses. */
@@ -74,6 +80,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string): P
       chainDecimals: row.chain_decimals,
       contractAddress: row.contract_address,
       withdrawalFee: row.withdrawal_fee,
+      minWithdrawal: parseAmount(row.withdrawal_fee).plus(Amount.max(parseAmount(row.dust_limit), new Amount(1).div(new Amount(10).pow(row.decimals)))).toFixed(),
     }),
   );
   const byKey = new Map(assets.map((a) => [`${a.short}\u0000${a.network}`, a]));

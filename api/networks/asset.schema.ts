@@ -9,6 +9,7 @@ export const AssetListOutput = z
       AssetOutput.extend({
         confirmsNeeded: z.number().int().meta({ description: 'Confirmations a payment on this network needs.' }),
         withdrawalFee: z.string().meta({ description: 'Network fee taken from each withdrawal amount.' }),
+        minWithdrawal: z.string().meta({ description: "The smallest withdrawal amount accepted: the fee plus the network's dust limit (at least one smallest unit)." }),
       }),
     ),
   })

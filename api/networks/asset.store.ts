@@ -22,6 +22,7 @@ export interface AssetRow {
   chain_decimals: number;
   contract_address: string | null;
   withdrawal_fee: string;
+  dust_limit: string;
 }
 
 /** SQL for networks and assets. */

@@ -17,6 +17,7 @@ export function assetRoutes(registry: AssetRegistry): Router {
         ...registry.toJson(asset),
         confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
         withdrawalFee: formatAmount(asset.withdrawalFee, asset.decimals),
+        minWithdrawal: formatAmount(asset.minWithdrawal, asset.decimals),
       })),
     };
     res.json(body);

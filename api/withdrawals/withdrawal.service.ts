@@ -43,9 +43,11 @@ function assetErrors(asset: Asset, body: unknown): FieldError[] {
   const hasTag = destTag !== undefined && destTag !== null;
   if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
   if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
-  const fee = parseAmount(asset.withdrawalFee);
-  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lte(fee)) {
-    errors.push({ path: 'amount', message: `must be more than the network fee of ${formatAmount(fee, asset.decimals)} ${asset.short}` });
+  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lt(parseAmount(asset.minWithdrawal))) {
+    errors.push({
+      path: 'amount',
+      message: `must be at least the minimum withdrawal of ${formatAmount(asset.minWithdrawal, asset.decimals)} ${asset.short} (the network fee of ${formatAmount(asset.withdrawalFee, asset.decimals)} plus the smallest payout the network relays)`,
+    });
   }
   return errors;
 }

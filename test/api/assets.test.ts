@@ -29,16 +29,26 @@ describe('GET /v2/assets', () => {
     const logo = (name: string) => `${server.url}/logos/${name}.svg`;
     assert.deepEqual(await response.json(), {
       data: [
-        { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: logo('btc'), decimals: 8, confirmsNeeded: 2, withdrawalFee: '0.00002000' },
-        { short: 'LTC', network: 'litecoin', name: 'Litecoin', logoUrl: logo('ltc'), decimals: 8, confirmsNeeded: 3, withdrawalFee: '0.00010000' },
-        { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: logo('eth'), decimals: 8, confirmsNeeded: 3, withdrawalFee: '0.00050000' },
-        { short: 'USDT', network: 'ethereum', name: 'Tether USD (ERC-20)', logoUrl: logo('usdt'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '3.000000' },
-        { short: 'USDC', network: 'ethereum', name: 'USD Coin (ERC-20)', logoUrl: logo('usdc'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '3.000000' },
-        { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: logo('usdt'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000' },
-        { short: 'TRX', network: 'tron', name: 'TRON', logoUrl: logo('trx'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000' },
-        { short: 'XRP', network: 'ripple', name: 'XRP', logoUrl: logo('xrp'), decimals: 6, confirmsNeeded: 1, withdrawalFee: '0.000012' },
+        { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: logo('btc'), decimals: 8, confirmsNeeded: 2, withdrawalFee: '0.00002000', minWithdrawal: '0.00002546' },
+        { short: 'LTC', network: 'litecoin', name: 'Litecoin', logoUrl: logo('ltc'), decimals: 8, confirmsNeeded: 3, withdrawalFee: '0.00010000', minWithdrawal: '0.00015460' },
+        { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: logo('eth'), decimals: 8, confirmsNeeded: 3, withdrawalFee: '0.00050000', minWithdrawal: '0.00050001' },
+        { short: 'USDT', network: 'ethereum', name: 'Tether USD (ERC-20)', logoUrl: logo('usdt'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '3.000000', minWithdrawal: '3.000001' },
+        { short: 'USDC', network: 'ethereum', name: 'USD Coin (ERC-20)', logoUrl: logo('usdc'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '3.000000', minWithdrawal: '3.000001' },
+        { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: logo('usdt'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000', minWithdrawal: '1.000001' },
+        { short: 'TRX', network: 'tron', name: 'TRON', logoUrl: logo('trx'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000', minWithdrawal: '1.000001' },
+        { short: 'XRP', network: 'ripple', name: 'XRP', logoUrl: logo('xrp'), decimals: 6, confirmsNeeded: 1, withdrawalFee: '0.000012', minWithdrawal: '0.000013' },
       ],
     });
+  });
+
+  test('refuses a withdrawal below the minimum (fee plus dust) with a validation error naming it', async () => {
+    const shop = await server.createMerchant('Dust Shop');
+    const api = merchantApi(server, shop);
+    const dust = await api.post('/withdrawal', { amount: '0.00002001', asset: { short: 'BTC', network: 'bitcoin' }, addressTo: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', invoice: 'dust-1' });
+    assert.equal(dust.status, 400);
+    assert.deepEqual(dust.body.error.details, [
+      { path: 'amount', message: 'must be at least the minimum withdrawal of 0.00002546 BTC (the network fee of 0.00002000 plus the smallest payout the network relays)' },
+    ]);
   });
 
   test('serves every logo it points at as SVG', async () => {
@@ -104,6 +114,7 @@ describe('the asset registry', () => {
       decimals: 8,
       confirmsNeeded: 3,
       withdrawalFee: '2.00000000',
+      minWithdrawal: '2.00000001',
     });
   });
 

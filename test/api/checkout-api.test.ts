@@ -255,6 +255,38 @@ describe('GET /v2/checkout/:id/events', () => {
     assert.equal(server.services.events.listenerCount(), 0);
   });
 
+  test('many streams on one payment: a change is read once and reaches every stream with the same bytes', async () => {
+    const payment = await createPayment();
+    const streams = [];
+    // Under the 20 streams one address may hold (all come from loopback here).
+    for (let i = 0; i < 15; i++) {
+      const stream = await openStream(payment.id);
+      await stream.nextPayment();
+      streams.push(stream);
+    }
+    assert.equal(server.services.events.listenerCount(), 1, 'one subscription for all of them');
+    const checkout = server.services.checkout;
+    const read = checkout.snapshot;
+    let reads = 0;
+    checkout.snapshot = (id: string) => {
+      reads++;
+      return read(id);
+    };
+    try {
+      await payTo(payment, '0.004');
+      const events = await Promise.all(streams.map((stream) => stream.nextPayment()));
+      assert.equal(reads, 1, 'read and rendered once, not once per stream');
+      for (const event of events) assert.deepEqual(event, events[0]);
+      assert.equal(events[0]!.payment.totalReceivedAmount, '0.00400000');
+    } finally {
+      checkout.snapshot = read;
+      for (const stream of streams) stream.close();
+    }
+    const deadline = Date.now() + DEADLINE_MS;
+    while (server.services.events.listenerCount() > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(server.services.events.listenerCount(), 0, 'the last stream to close stops the following');
+  });
+
   test('sends heartbeats while nothing changes', async () => {
     const payment = await createPayment();
     const stream = await openStream(payment.id);

@@ -225,14 +225,15 @@ describe('assets', () => {
     const { client: recorded, sent } = recordingClient(shop);
     const assets = await recorded.assets();
     const bitcoin = assets.find((asset) => asset.short === 'BTC' && asset.network === 'bitcoin');
-    assert.deepEqual(bitcoin && { ...bitcoin, withdrawalFee: undefined }, {
+    assert.deepEqual(bitcoin, {
       short: 'BTC',
       network: 'bitcoin',
       name: 'Bitcoin',
       logoUrl: `${server.url}/logos/btc.svg`,
       decimals: 8,
       confirmsNeeded: 2,
-      withdrawalFee: undefined,
+      withdrawalFee: '0.00002000',
+      minWithdrawal: '0.00002546',
     });
     assert.ok(assets.some((asset) => asset.short === 'XRP' && asset.network === 'ripple'));
     assert.equal(sent[0]!.headers['API-KEY'], undefined);

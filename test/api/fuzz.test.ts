@@ -55,6 +55,7 @@ interface AssetInfo {
   network: string;
   decimals: number;
   withdrawalFee: string;
+  minWithdrawal: string;
 }
 
 let server: TestServer;
@@ -306,10 +307,10 @@ function withdrawalDraft(rng: Rng): Draft {
   const asset = assetField(rng, draft, mode(rng, true), assets);
   amountField(rng, draft, mode(rng, true), asset, (a) => {
     const extra = `${rng.int(0, 3)}.${String(rng.int(1, 10 ** Math.min(a.decimals, 6) - 1)).padStart(Math.min(a.decimals, 6), '0')}`;
-    return parseAmount(a.withdrawalFee).plus(extra).toFixed();
+    return parseAmount(a.minWithdrawal).plus(extra).toFixed();
   });
   if (asset && draft.body.amount !== undefined && !draft.invalid && rng.chance(0.1)) {
-    // Not more than the network fee: refused even though the format is fine.
+    // Below the minimum withdrawal (fee plus dust): refused even though the format is fine.
     draft.body.amount = asset.withdrawalFee;
     draft.invalid = true;
     draft.notes.push('amount = fee');

@@ -189,6 +189,7 @@ describe('rate limits', () => {
     for (let i = 1; i <= 5; i++) {
       const answer = await get(shop);
       assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('cache-control'), 'no-store', 'merchant records are never cached');
       assert.equal(answer.headers.get('ratelimit-policy'), '"merchant";q=5;w=60');
       assert.equal(answer.headers.get('ratelimit'), `"merchant";r=${5 - i};t=50`);
     }

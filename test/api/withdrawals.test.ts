@@ -225,7 +225,13 @@ describe('refusing a bad withdrawal', () => {
 
   test('refuses an amount that the network fee would eat', async () => {
     await expectInvalid({ amount: '0.0005', asset: ETH, addressTo: ETH_ADDRESS, invoice: nextInvoice() }, [
-      { path: 'amount', message: 'must be more than the network fee of 0.00050000 ETH' },
+      { path: 'amount', message: 'must be at least the minimum withdrawal of 0.00050001 ETH (the network fee of 0.00050000 plus the smallest payout the network relays)' },
+    ]);
+  });
+
+  test('refuses a payout of the fee plus less than the dust limit (a payout no node would relay)', async () => {
+    await expectInvalid({ amount: '0.00002001', asset: BTC, addressTo: BTC_ADDRESS, invoice: nextInvoice() }, [
+      { path: 'amount', message: 'must be at least the minimum withdrawal of 0.00002546 BTC (the network fee of 0.00002000 plus the smallest payout the network relays)' },
     ]);
   });
 

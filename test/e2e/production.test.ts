@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { spawn } from 'node:child_process';
+import { ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
+import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 
 let server: ServerProcess;
 before(async () => {
@@ -32,4 +34,49 @@ test('still serves the API, the payer page and the widget', async () => {
 
 test('refuses to start with the simulator switched on', async () => {
   await assert.rejects(startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'on' }), /SIMULATOR cannot be on when NODE_ENV=production/);
+});
+
+test('keeps DATA_DIR and every file in it to its owner (0700 / 0600)', () => {
+  if (server.dataDir && fs.existsSync(path.join(server.dataDir, 'checkout.db'))) {
+    assert.equal(fs.statSync(server.dataDir).mode & 0o777, 0o700);
+    for (const name of fs.readdirSync(server.dataDir)) {
+      assert.equal(fs.statSync(path.join(server.dataDir, name)).mode & 0o077, 0, `${name} is not readable by others`);
+    }
+  } else {
+    // On PostgreSQL DATA_DIR holds no database; it is still the owner's alone.
+    assert.equal(fs.statSync(server.dataDir).mode & 0o077, 0);
+  }
+});
+
+test('the OpenAPI document lists no simulator schema or route', async () => {
+  const document = (await (await fetch(`${server.url}/v2/openapi.json`)).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+  assert.deepEqual(Object.keys(document.paths).filter((p) => p.startsWith('/dev')), []);
+  assert.equal(document.components.schemas.SimulatedTransaction, undefined);
+  assert.equal(document.components.schemas.MineBlocks, undefined);
+});
+
+test('an https PUBLIC_URL (TLS at a proxy) adds HSTS', async () => {
+  const secure = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', PUBLIC_URL: 'https://pay.example.com' });
+  try {
+    assert.equal((await fetch(`${secure.url}/health`)).headers.get('strict-transport-security'), 'max-age=31536000');
+  } finally {
+    await secure.stop();
+  }
+  assert.equal((await fetch(`${server.url}/health`)).headers.get('strict-transport-security'), null, 'not on plain http');
+});
+
+test('on a port already in use: one line saying so on stderr, a non-zero exit, never "running"', async () => {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', SIMULATOR: 'off', PORT: String(server.port), DATA_DIR: server.dataDir, LOG_LEVEL: 'silent', ...(await storeEnv(server.dataDir)) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(code, 1);
+  assert.equal(stdout, '', 'nothing claims it is running');
+  assert.match(stderr, /^crypto-checkout: cannot listen on port \d+: port \d+ is already in use \(set PORT to a free one\)\n$/);
 });
