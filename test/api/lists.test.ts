@@ -202,6 +202,31 @@ describe('payment list', () => {
     assert.deepEqual(ids(openOrExpired), [byStatus.OPEN!.id, byStatus.EXPIRED_BY_TIME!.id, byStatus.EXPIRED_SWEPT!.id]);
   });
 
+  test('every combination of statuses, on every page, lists and counts exactly the payments in those statuses, before and after the sweep', async () => {
+    const all = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+    // Ground truth: each payment's status as GET reports it, newest first.
+    const everything = (await states.get('/payment?limit=100')).body.data as Array<{ id: string; status: string }>;
+    const check = async (when: string) => {
+      for (let mask = 1; mask < 16; mask++) {
+        const wanted = all.filter((_, bit) => mask & (1 << bit));
+        const expected = everything.filter((p) => wanted.includes(p.status)).map((p) => p.id);
+        for (const [page, limit] of [[1, 20], [1, 1], [2, 1], [3, 2]] as const) {
+          const list = await states.get(`/payment?statuses=${wanted.join(',')}&page=${page}&limit=${limit}`);
+          assert.equal(list.status, 200);
+          assert.equal(list.body.total, expected.length, `${when}: total of ${wanted}`);
+          assert.deepEqual(ids(list), expected.slice((page - 1) * limit, page * limit), `${when}: ${wanted} page ${page} of ${limit}`);
+        }
+      }
+      assert.equal((await states.get('/payment?limit=1')).body.total, everything.length, `${when}: total without a filter`);
+    };
+    await check('one OPEN payment past its expiry, not swept');
+    await server.services.expirySweep.run();
+    const swept = (await states.get('/payment?limit=100')).body.data as Array<{ id: string; status: string }>;
+    const statusOf = (list: Array<{ id: string; status: string }>) => list.map((p) => `${p.id} ${p.status}`);
+    assert.deepEqual(statusOf(swept), statusOf(everything), 'the sweep changes what is stored, not what is reported');
+    await check('after the sweep');
+  });
+
   test('shows one merchant none of another merchant\'s payments, even by id', async () => {
     const list = await states.get(`/payment?ids=${payments[0]!.id}`);
     assert.deepEqual(list.body, { data: [], page: 1, limit: 20, total: 0 });

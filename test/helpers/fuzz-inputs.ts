@@ -348,6 +348,7 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   sim_transactions: 'txn_id',
   job_leases: 'name',
   merchant_previous_keys: 'api_key_hash',
+  payment_status_counts: 'merchant_id, status, slot',
 };
 
 /**
