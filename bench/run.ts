@@ -14,6 +14,7 @@ import { type BenchProcess, peakRss, startReference, startService } from './proc
 import { formatResults, type Row } from './report.ts';
 import { demoKeys, LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
 import { seedPayments } from './seed.ts';
+import { boundsTable, measureBounds } from './bounds.ts';
 import { postgresRows } from './postgres-rows.ts';
 import { createRequests, POOLED_NETWORKS } from './signed-create.ts';
 
@@ -169,7 +170,10 @@ async function main(): Promise<void> {
       elapsedSeconds: (performance.now() - started) / 1000,
     });
     log(`\n${report.table}`);
-    fs.writeFileSync(path.join(import.meta.dirname, 'results.md'), report.markdown);
+    // The contract's resource bounds (section 15), on a service of their own.
+    const bounds = boundsTable(await measureBounds(log));
+    log(`\n${bounds}`);
+    fs.writeFileSync(path.join(import.meta.dirname, 'results.md'), `${report.markdown}\n## Resource bounds (bench/bounds.ts)\n\n${bounds}\n`);
     log(`\nbench: wrote bench/results.md; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
     if (profileDir) log(`bench: CPU profiles of the service in ${profileDir}`);
   } finally {
