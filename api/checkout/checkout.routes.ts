@@ -148,7 +148,10 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       channel.dispose();
       for (const stream of [...channel.streams]) stream.end();
     };
+    let disposed = false;
     channel.dispose = () => {
+      if (disposed) return;
+      disposed = true;
       if (channels.get(id) === channel) channels.delete(id);
       unsubscribe();
       clearInterval(resync);
