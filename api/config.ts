@@ -132,7 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentTimeoutSeconds: integer(env, 'PAYMENT_TIMEOUT_SECONDS', 3600, 60, 30 * 86400),
     logLevel,
     serverKeyHex,
-    addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 1000, 0, 100000),
+    addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 10000, 0, 100000),
     production,
     rateLimitMerchant: integer(env, 'RATE_LIMIT_MERCHANT', 6000, 0, 10_000_000),
     rateLimitPublic: integer(env, 'RATE_LIMIT_PUBLIC', 600, 0, 10_000_000),

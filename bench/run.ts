@@ -35,7 +35,7 @@ const CREATE_SHAPE: Shape = { connections: CONNECTIONS, seconds: 0, amount: CREA
 const CREATES_PER_POOLED_NETWORK = Math.ceil((CREATE_SHAPE.rounds * CREATES_PER_ROUND + CREATE_SHAPE.warmup.amount! + 10) / 5);
 const POOL_SIZE = 4 * CREATES_PER_POOLED_NETWORK + 100;
 /** ADDRESS_POOL_SIZE when it is not set. */
-const DEFAULT_POOL_SIZE = 1000;
+const DEFAULT_POOL_SIZE = 10_000;
 
 function log(message: string): void {
   process.stdout.write(`${message}\n`);

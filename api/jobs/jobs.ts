@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 const SWEEP_MS = 1_000;
 const PAYOUT_RETRY_MS = 30_000;
 const HOUSEKEEPING_MS = 60_000;
+const POOL_IDLE_MS = 1_000;
 /** A lease outlives a few runs of its job, and no more, so a takeover after a crash is quick. */
 const LEASE_MS = 10_000;
 
@@ -57,8 +58,13 @@ export function startJobs(services: Services): () => Promise<void> {
     const simulator = services.simulator;
     every('simulated-blocks', config.simulatorBlockSeconds * 1000, () => simulator.tick());
   }
-  // Each instance keeps its own pool stocked; claims are safe across instances.
+  // Each instance keeps its own pool stocked; claims are safe across instances. Topped up at start,
+  // and whenever creates pause (a burst runs on what was derived before it).
   void services.addressPool.refill();
+  const poolTimer = setInterval(() => {
+    if (services.addressPool.idleFor(POOL_IDLE_MS)) void services.addressPool.refill();
+  }, POOL_IDLE_MS);
+  timers.push(poolTimer);
   void payouts();
   return async () => {
     for (const timer of timers) clearInterval(timer);

@@ -111,15 +111,19 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     await stopping?.terminate();
   }
 
-  // A refill starts once a quarter of a pool is gone, so the worker keeps ahead of a burst of creates
-  // on one network instead of letting the pool run dry (creates would then derive keys inline).
+  // A pool is topped up once a quarter of it is gone, when creates pause (the jobs call refill()
+  // once a second while none came for IDLE_MS), or at once when three quarters are gone. So a
+  // burst of creates on one network runs on addresses derived before it, with no derivation
+  // competing for the CPU, and the pool never runs dry (creates would then derive keys inline).
   const threshold = Math.ceil(poolSize / 4);
+  const urgentThreshold = Math.ceil((poolSize * 3) / 4);
   const derivedNetworks = registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => n.name);
+  let lastClaimAt = 0;
 
-  // Whether a network's pool, as last known, may have lost a quarter (unknown counts as yes).
-  function mayNeedTopUp(network: string): boolean {
+  // Whether a network's pool, as last known, may have lost `gone` addresses (unknown counts as yes).
+  function mayNeedTopUp(network: string, gone = threshold): boolean {
     const known = unclaimed.get(network);
-    return known === undefined || poolSize - known >= threshold;
+    return known === undefined || poolSize - known >= gone;
   }
 
   async function topUp(network: string): Promise<void> {
@@ -159,6 +163,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
         await addresses.insertAddress(network, address, destTag, null, paymentId);
         return { address, destTag };
       }
+      lastClaimAt = Date.now();
       const pooled = await addresses.claimPooled(network, paymentId);
       if (pooled) {
         const known = unclaimed.get(network);
@@ -169,6 +174,17 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       const address = deriveReceiveAddress(xpub, network, fromIndex);
       await addresses.insertAddress(network, address, null, fromIndex, paymentId);
       return { address, destTag: null };
+    },
+
+    /** After a create: tops the pools up only if one is three quarters gone (a refill mid-burst competes with it). */
+    afterClaim(): Promise<void> {
+      if (poolSize === 0 || closed || refilling || !derivedNetworks.some((n) => mayNeedTopUp(n, urgentThreshold))) return Promise.resolve();
+      return this.refill();
+    },
+
+    /** Whether no address was claimed here for `ms` (a pause in creates: time to top up). */
+    idleFor(ms: number): boolean {
+      return Date.now() - lastClaimAt >= ms;
     },
 
     /** Tops every derived network's pool back up to its size; concurrent calls share one run. */

@@ -121,7 +121,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         updatedAt: now,
       };
       const payment = await uow.grouped((stores) => insertWithAddress(stores, fields, asset.network));
-      void addressPool.refill();
+      void addressPool.afterClaim();
       return toPaymentOutput(deps, payment, [], merchant, now);
     },
 
