@@ -63,7 +63,10 @@ describe('a SIGKILL in the middle of a burst of creates', () => {
 
     const answered: Array<{ kind: 'payment' | 'withdrawal'; body: Record<string, unknown> }> = [];
     let sequence = 0;
-    for (let cycle = 1; cycle <= CYCLES; cycle++) {
+    // A kill that lands after every in-flight request was answered proves nothing about a crash
+    // mid-request (it happens on a loaded machine); such a cycle is run again, a few times at most.
+    let landed = 0;
+    for (let cycle = 1; landed < CYCLES && cycle <= CYCLES + 3; cycle++) {
       let unanswered = 0;
       let killed = false;
       const answeredBefore = answered.length;
@@ -93,11 +96,13 @@ describe('a SIGKILL in the middle of a burst of creates', () => {
       assert.equal(await service.stop(), null, 'the process died of the signal, not an exit');
       assert.equal(service.child.signalCode, 'SIGKILL');
       t.diagnostic(`kill ${cycle}: ${answered.length - answeredBefore} creates answered 200, ${unanswered} in flight when SIGKILL arrived`);
-      assert.ok(unanswered > 0, 'the kill landed while requests were in flight');
+      if (unanswered > 0) landed++;
 
       service = await startServerProcess({ DATA_DIR: dataDir, PORT: port });
       await assertIntact(api, answered);
     }
+
+    assert.equal(landed, CYCLES, 'the kills landed while requests were in flight');
 
     // The restarted service carries on, and never hands out an address it gave before a crash.
     const after = await api().post('/payment', { amount: '1', asset: { short: 'BTC', network: 'bitcoin' } });
