@@ -17,6 +17,7 @@ import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 
 /** Where `npm run build` writes the widget bundle and the hosted page's assets. */
@@ -82,6 +83,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/payment', paymentRoutes(services.payments, auth));
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
+  app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/assets', assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);

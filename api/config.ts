@@ -30,6 +30,10 @@ export interface Config {
   readonly sseMaxStreamsPerClient: number;
   /** Express's `trust proxy` setting: whose X-Forwarded-For names the client (false: nobody's). */
   readonly trustProxy: boolean | number | string;
+  /** Whether webhook endpoints may be plain http and private addresses (off in production by default). */
+  readonly webhookAllowPrivate: boolean;
+  /** How long a webhook endpoint has to answer, in milliseconds. */
+  readonly webhookTimeoutMs: number;
 }
 
 /** A configuration value that cannot be used; main prints its message and exits. */
@@ -139,5 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseMaxStreams: integer(env, 'SSE_MAX_STREAMS', 10000, 1, 1_000_000),
     sseMaxStreamsPerClient: integer(env, 'SSE_MAX_STREAMS_PER_CLIENT', 20, 1, 1_000_000),
     trustProxy: trustProxyOf(env),
+    webhookAllowPrivate: onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 60) * 1000,
   });
 }

@@ -13,6 +13,7 @@ import { ensureHdAccounts } from './networks/hd-wallet.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
+import { createPaymentTransitions } from './payments/payment-transitions.ts';
 import { createPaymentService } from './payments/payment.service.ts';
 import { createRateLimiter } from './rate-limits/rate-limiter.ts';
 import type { Clock } from './shared/clock.ts';
@@ -20,7 +21,12 @@ import type { Logger } from './shared/logger.ts';
 import { createSimulator } from './simulator/simulator.ts';
 import { createUnitOfWork } from './unit-of-work.ts';
 import { createPayoutTracker } from './withdrawals/payout-tracker.ts';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { createWebhookOutbox } from './webhooks/webhook-outbox.ts';
+import { createWebhookSecrets } from './webhooks/webhook-secrets.ts';
+import { createWebhookService } from './webhooks/webhook.service.ts';
 import { createWithdrawalService } from './withdrawals/withdrawal.service.ts';
+import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
 
 /** What the services are built from. */
 export interface ServiceOptions {
@@ -50,6 +56,20 @@ export async function createServices(options: ServiceOptions) {
     throw new Error(`no network adapter for ${network}: this build ships only the simulator (SIMULATOR=on)`);
   };
 
+  // Webhooks: events queued in the transactions that change statuses, delivered by the dispatcher.
+  const secrets = createWebhookSecrets(serverKey);
+  const dispatcher = createWebhookDispatcher({
+    uow,
+    clock,
+    logger,
+    secrets,
+    send: { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate },
+  });
+  const outbox = createWebhookOutbox({ queued: () => dispatcher.nudge() });
+  const webhooks = createWebhookService({ uow, clock, secrets, dispatcher, allowPrivate: config.webhookAllowPrivate });
+  const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
+  const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
+
   const payments = createPaymentService({
     uow,
     registry,
@@ -58,17 +78,17 @@ export async function createServices(options: ServiceOptions) {
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
   });
-  const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger });
+  const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,
-    receipts: createPaymentReceipts({ registry, clock, logger }),
-    payouts: createPayoutTracker({ registry, clock }),
+    receipts: createPaymentReceipts({ registry, clock, logger, transitions: paymentTransitions }),
+    payouts: createPayoutTracker({ registry, clock, transitions: withdrawalTransitions }),
     events,
   });
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
   const checkout = createCheckoutService({ uow, merchants, registry, clock, events });
-  const expirySweep = createExpirySweep({ uow, clock, events });
+  const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
   const rateLimiter = createRateLimiter({ uow, clock });
 
@@ -88,6 +108,9 @@ export async function createServices(options: ServiceOptions) {
     expirySweep,
     idempotency,
     rateLimiter,
+    webhooks,
+    webhookSecrets: secrets,
+    dispatcher,
     addressPool,
     simulator,
     watcher,

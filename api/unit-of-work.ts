@@ -12,6 +12,7 @@ import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
+import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
 /** Every store, bound to one `Sql`; each is made on first use. */
@@ -26,6 +27,7 @@ export class Stores {
   #leases?: JobLeaseStore;
   #idempotency?: IdempotencyStore;
   #rateLimits?: RateLimitStore;
+  #webhooks?: WebhookStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -58,6 +60,9 @@ export class Stores {
   }
   get rateLimits(): RateLimitStore {
     return (this.#rateLimits ??= new RateLimitStore(this.sql));
+  }
+  get webhooks(): WebhookStore {
+    return (this.#webhooks ??= new WebhookStore(this.sql));
   }
 }
 

@@ -9,4 +9,5 @@
  */
 export { CheckoutApiError } from './errors.ts';
 export { MerchantClient, signBody, type MerchantClientOptions, type PostOptions } from './merchant-client.ts';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions } from './verify-webhook.ts';
 export type * from './types.ts';

@@ -8,13 +8,17 @@ import { CheckoutApiError } from './errors.ts';
 import type {
   AssetBalance,
   AssetInfo,
+  CreatedWebhook,
   CreatePaymentRequest,
+  CreateWebhookRequest,
   CreateWithdrawalRequest,
   ListPaymentsQuery,
   ListWithdrawalsQuery,
   Page,
   Payment,
   PaymentFilters,
+  Webhook,
+  WebhookDelivery,
   Withdrawal,
   WithdrawalFilters,
 } from './types.ts';
@@ -60,6 +64,9 @@ const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 30_000;
 const RETRYABLE = new Set(['network-error', 'timeout', 'database-unavailable', 'storage-unavailable', 'rate-limited', 'idempotency-key-in-use']);
 const USER_AGENT = 'crypto-checkout-client/0.1';
+type Method = 'GET' | 'POST' | 'DELETE';
+// A POST that sends no body (a redelivery): signed over the empty body.
+const EMPTY_BODY = Object.freeze({});
 
 /** A client for one merchant's backend; keep the secret key on the server, never in a browser. */
 export class MerchantClient {
@@ -154,6 +161,32 @@ export class MerchantClient {
     return (await this.#send<{ data: AssetInfo[] }>('GET', '/assets', undefined, 'public')).data;
   }
 
+  /** POST /v2/webhooks: registers an endpoint; keep the returned `secret` (shown only now) to verify events. */
+  async createWebhook(request: CreateWebhookRequest, options: PostOptions = {}): Promise<CreatedWebhook> {
+    return this.#send<CreatedWebhook>('POST', '/webhooks', request, 'merchant', options);
+  }
+
+  /** GET /v2/webhooks: the registered endpoints (no secrets), with whether a 410 disabled them. */
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.#send<Page<Webhook>>('GET', '/webhooks')).data;
+  }
+
+  /** DELETE /v2/webhooks/:id: removes an endpoint; nothing more is sent to it. */
+  async deleteWebhook(id: string): Promise<void> {
+    await this.#send<undefined>('DELETE', `/webhooks/${recordId(id, 'webhook-not-found', 'webhook endpoint')}`);
+  }
+
+  /** GET /v2/webhooks/:id/deliveries: one page of the endpoint's delivery attempts, newest first; `page` starts at 0. */
+  async listDeliveries(id: string, query: { page?: number; limit?: number } = {}): Promise<Page<WebhookDelivery>> {
+    return this.#send<Page<WebhookDelivery>>('GET', `/webhooks/${recordId(id, 'webhook-not-found', 'webhook endpoint')}/deliveries${queryString(query)}`);
+  }
+
+  /** POST /v2/webhooks/:id/deliveries/:deliveryId/redeliver: sends that attempt's event again now; resolves to the new attempt. */
+  async redeliver(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    const path = `/webhooks/${recordId(id, 'webhook-not-found', 'webhook endpoint')}/deliveries/${recordId(deliveryId, 'delivery-not-found', 'delivery')}/redeliver`;
+    return this.#send<WebhookDelivery>('POST', path, EMPTY_BODY);
+  }
+
   async *#everyRecord<T extends { id: string }>(fetchPage: (page: number) => Promise<Page<T>>, firstPage: number): AsyncGenerator<T, void, undefined> {
     // Lists are newest first, so a record created while paging pushes older ones onto the next
     // page, where they would be seen twice.
@@ -169,11 +202,14 @@ export class MerchantClient {
     }
   }
 
-  async #send<T>(method: 'GET' | 'POST', path: string, body?: object, access: 'merchant' | 'public' = 'merchant', options: PostOptions = {}): Promise<T> {
+  async #send<T>(method: Method, path: string, body?: object, access: 'merchant' | 'public' = 'merchant', options: PostOptions = {}): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
     if (access === 'merchant') headers['API-KEY'] = this.#apiKey;
     let bytes: Uint8Array | undefined;
-    if (body !== undefined) {
+    if (method === 'DELETE' || body === EMPTY_BODY) {
+      // Signed like a POST, over the empty body it sends.
+      headers['X-HMAC'] = signBody('', this.#secretKey);
+    } else if (body !== undefined) {
       // Serialised once: the signature covers exactly the bytes that go on the wire.
       bytes = new TextEncoder().encode(JSON.stringify(body));
       headers['Content-Type'] = 'application/json';
@@ -193,7 +229,7 @@ export class MerchantClient {
     }
   }
 
-  async #attempt<T>(method: 'GET' | 'POST', path: string, headers: Record<string, string>, bytes: Uint8Array | undefined): Promise<T> {
+  async #attempt<T>(method: Method, path: string, headers: Record<string, string>, bytes: Uint8Array | undefined): Promise<T> {
     const url = this.#apiBase + path;
     const what = `${method} ${url}`;
     let response: Response;
@@ -221,6 +257,7 @@ function parseAnswer<T>(what: string, response: Response, text: string): T {
   if (response.status >= 300 && response.status < 400) {
     throw invalid(`with a redirect to ${response.headers.get('Location') ?? '(no location)'}; set baseUrl to the service's final URL`);
   }
+  if (response.status === 204) return undefined as T;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -253,17 +290,17 @@ function isTimeout(err: unknown): boolean {
 
 // The server answers 404 for any id it does not know, malformed ones included; an empty id would
 // instead address the list endpoint, so it gets the same 404 here.
-function recordId(id: string, code: 'payment-not-found' | 'withdrawal-not-found', noun: string): string {
+function recordId(id: string, code: 'payment-not-found' | 'withdrawal-not-found' | 'webhook-not-found' | 'delivery-not-found', noun: string): string {
   if (typeof id !== 'string' || id.trim() === '') {
     throw new CheckoutApiError({ status: 404, code, message: `There is no ${noun} with an empty id.` });
   }
   return encodeURIComponent(id);
 }
 
-function queryString(query: ListPaymentsQuery | ListWithdrawalsQuery): string {
+function queryString(query: ListPaymentsQuery | ListWithdrawalsQuery | { page?: number; limit?: number }): string {
   const params = new URLSearchParams();
   for (const key of ['ids', 'invoices', 'txnIds', 'statuses'] as const) {
-    for (const value of query[key] ?? []) params.append(key, String(value));
+    for (const value of (query as ListPaymentsQuery)[key] ?? []) params.append(key, String(value));
   }
   if (query.page !== undefined) params.set('page', String(query.page));
   if (query.limit !== undefined) params.set('limit', String(query.limit));

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ErrorCode, FieldError } from '../api/http/api-error.ts';
 import type { AssetListOutput } from '../api/networks/asset.schema.ts';
 import type { CreatePaymentInput as CreatePaymentSchema, PaymentOutput } from '../api/payments/payment.schema.ts';
+import type { CreatedWebhookOutput, CreateWebhookInput as CreateWebhookSchema, WebhookDeliveryOutput, WebhookEventType as EventTypeOfServer, WebhookOutput } from '../api/webhooks/webhook.schema.ts';
 import type { BalanceOutput, CreateWithdrawalInput as CreateWithdrawalSchema, WithdrawalOutput } from '../api/withdrawals/withdrawal.schema.ts';
 
 /** A payment record (POST /v2/payment, GET /v2/payment/:id). */
@@ -20,6 +21,21 @@ export type PaymentStatus = Payment['status'];
 export type Withdrawal = WithdrawalOutput;
 /** A withdrawal status: OPEN, APPROVED, COMPLETE or CANCELLED. */
 export type WithdrawalStatus = Withdrawal['status'];
+
+/** A webhook endpoint as GET /v2/webhooks lists it. */
+export type Webhook = WebhookOutput;
+/** A new webhook endpoint with its signing secret (POST /v2/webhooks), shown once. */
+export type CreatedWebhook = CreatedWebhookOutput;
+/** The body of POST /v2/webhooks. */
+export type CreateWebhookRequest = z.input<typeof CreateWebhookSchema>;
+/** One delivery attempt from GET /v2/webhooks/:id/deliveries. */
+export type WebhookDelivery = WebhookDeliveryOutput;
+/** An event type: payment.transaction-seen, payment.confirming, payment.completed, payment.expired, payment.reopened, withdrawal.approved, withdrawal.completed, withdrawal.cancelled. */
+export type WebhookEventType = EventTypeOfServer;
+/** An event as POSTed to an endpoint, after verifyWebhook: payment.* events carry a payment, withdrawal.* a withdrawal. */
+export type WebhookEvent =
+  | { type: Extract<WebhookEventType, `payment.${string}`>; timestamp: string; data: Payment }
+  | { type: Extract<WebhookEventType, `withdrawal.${string}`>; timestamp: string; data: Withdrawal };
 
 /** The full asset object of records. */
 export type Asset = Payment['asset'];

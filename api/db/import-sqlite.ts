@@ -23,6 +23,11 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'ledger_entries', key: 'seq', count: 'ledgerEntries' },
   { name: 'sim_chains', key: 'network' },
   { name: 'sim_transactions', key: 'created_at, txn_id' },
+  // Webhook endpoints (secrets sealed under the same SERVER_KEY), their queue and delivery log.
+  { name: 'webhook_endpoints', key: 'created_at, id', since: '0060-webhooks' },
+  { name: 'webhook_events', key: 'created_at, id', since: '0060-webhooks' },
+  { name: 'webhook_deliveries', key: 'seq', since: '0060-webhooks' },
+  { name: 'webhook_attempts', key: 'created_at, id', since: '0060-webhooks' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];
@@ -33,6 +38,7 @@ const IDENTITY_COLUMNS: Array<[string, string]> = [
   ['addresses', 'id'],
   ['payment_transactions', 'id'],
   ['ledger_entries', 'seq'],
+  ['webhook_deliveries', 'seq'],
 ];
 const BATCH = 500;
 

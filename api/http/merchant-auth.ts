@@ -91,6 +91,8 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
      * the Idempotency-Key (if sent), then parsing.
      */
     signedJson: [...apiKey, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody] as RequestHandler[],
+    /** For requests whose body is not read (a DELETE, a redelivery): API key, rate limit and X-HMAC over the bytes sent, usually none. */
+    signed: [...apiKey, readRawBody, verifySignature] as RequestHandler[],
   };
 }
 

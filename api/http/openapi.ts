@@ -7,6 +7,7 @@ import { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import { AssetListOutput } from '../networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from '../payments/payment.schema.ts';
 import { MineBlocksInput, SimulatedTransactionInput } from '../simulator/simulator.schema.ts';
+import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookEventOutput, WebhookOutput } from '../webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from '../withdrawals/withdrawal.schema.ts';
 import { ErrorOutput } from './common.schema.ts';
 
@@ -22,8 +23,8 @@ const errors = (...statuses: number[]) =>
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset',
   401: 'missing-api-key, invalid-api-key, missing-signature or invalid-signature',
-  404: 'payment-not-found / withdrawal-not-found (also for another merchant\'s id)',
-  409: 'invalid-state or duplicate-invoice; idempotency-key-in-use while the first request with the same Idempotency-Key still runs',
+  404: 'payment-not-found / withdrawal-not-found / webhook-not-found / delivery-not-found (also for another merchant\'s id)',
+  409: 'invalid-state, duplicate-invoice or webhook-limit-reached; idempotency-key-in-use while the first request with the same Idempotency-Key still runs',
   413: 'payload-too-large (over 64 KiB)',
   415: 'unsupported-media-type',
   422: 'insufficient-funds; idempotency-key-reused when the Idempotency-Key was used with other bytes',
@@ -143,6 +144,44 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
     '/balance': {
       get: { summary: 'Extension: balances per asset', ...merchantOnly, responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(401, 429, 503) } },
     },
+    '/webhooks': {
+      post: {
+        summary: 'Register a webhook endpoint (Standard Webhooks 1.0); the answer shows its signing secret, once',
+        ...signed,
+        parameters: [idempotencyKeyParameter],
+        requestBody: signedBody(CreateWebhookInput),
+        responses: { 200: { description: 'The endpoint, with `secret`.', content: json(ref(CreatedWebhookOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
+      },
+      get: {
+        summary: 'List webhook endpoints (no secrets)',
+        ...merchantOnly,
+        responses: { 200: { description: 'Every endpoint of the merchant.', content: json(list(WebhookOutput)) }, ...errors(401, 429, 503) },
+      },
+    },
+    '/webhooks/{id}': {
+      delete: {
+        summary: 'Remove a webhook endpoint (X-HMAC over the empty body)',
+        ...signed,
+        parameters: [idParameter('webhook endpoint')],
+        responses: { 204: { description: 'Removed; nothing more is sent to it.' }, ...errors(401, 404, 429, 503) },
+      },
+    },
+    '/webhooks/{id}/deliveries': {
+      get: {
+        summary: 'The delivery log of an endpoint: every attempt, newest first',
+        ...merchantOnly,
+        parameters: [idParameter('webhook endpoint'), ...queryParameters(ListDeliveriesQuery)],
+        responses: { 200: { description: 'One page of attempts.', content: json(list(WebhookDeliveryOutput)) }, ...errors(400, 401, 404, 429, 503) },
+      },
+    },
+    '/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+      post: {
+        summary: 'Send an attempt\'s event again now, as a new attempt with the same webhook-id (X-HMAC over the body sent, usually empty)',
+        ...signed,
+        parameters: [idParameter('webhook endpoint'), { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'An attempt id from the delivery log.' }],
+        responses: { 200: { description: 'The new attempt; a 2xx answer enables an endpoint a 410 disabled.', content: json(ref(WebhookDeliveryOutput)) }, ...errors(401, 404, 429, 503) },
+      },
+    },
     '/checkout/{id}': {
       get: {
         summary: 'Extension: the payer-safe view of a payment (public, CORS open, ETag)',
@@ -201,5 +240,18 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
       },
     },
     paths,
+    // What this service POSTs to merchants' endpoints.
+    webhooks: Object.fromEntries(
+      WEBHOOK_EVENT_TYPES.map((type) => [
+        type,
+        {
+          post: {
+            summary: `${type}: signed with webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks 1.0)`,
+            requestBody: { required: true, content: json(ref(WebhookEventOutput)) },
+            responses: { 200: { description: 'Any 2xx within 15 s acknowledges it; anything else is retried for more than three days, and 410 disables the endpoint.' } },
+          },
+        },
+      ]),
+    ),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * @module Background work of a running service: expiry sweeps, payout broadcasts, simulated blocks,
+ * @module Background work of a running service: expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks,
  * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills. Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
@@ -11,6 +11,7 @@ const SWEEP_MS = 1_000;
 const PAYOUT_RETRY_MS = 30_000;
 const HOUSEKEEPING_MS = 60_000;
 const POOL_IDLE_MS = 1_000;
+const WEBHOOK_LOG_DAYS = 30;
 /** A lease outlives a few runs of its job, and no more, so a takeover after a crash is quick. */
 const LEASE_MS = 10_000;
 
@@ -52,7 +53,10 @@ export function startJobs(services: Services): () => Promise<void> {
 
   every('expiry-sweep', SWEEP_MS, () => services.expirySweep.run());
   // Expired idempotency records and ended rate-limit windows.
-  every('housekeeping', HOUSEKEEPING_MS, () => Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge()]));
+  // Webhook delivery logs and delivered events are kept 30 days.
+  every('housekeeping', HOUSEKEEPING_MS, () =>
+    Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge(), uow.stores.webhooks.purge(services.clock() - WEBHOOK_LOG_DAYS * 86_400_000)]),
+  );
   const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.withdrawals.sendPending());
   if (services.simulator && config.simulatorBlockSeconds > 0) {
     const simulator = services.simulator;
@@ -66,8 +70,11 @@ export function startJobs(services: Services): () => Promise<void> {
   }, POOL_IDLE_MS);
   timers.push(poolTimer);
   void payouts();
+  // Every instance delivers webhooks; each endpoint is claimed by one instance at a time.
+  const stopDispatcher = services.dispatcher.start();
   return async () => {
     for (const timer of timers) clearInterval(timer);
+    await stopDispatcher();
     for (const name of held) await uow.stores.leases.release(name, holder).catch(() => {});
   };
 }

@@ -62,6 +62,11 @@ export class MerchantStore {
     return row && toMerchant(row);
   }
 
+  /** Locks a merchant's row until the transaction ends (PostgreSQL; SQLite serialises writers anyway). */
+  async lockById(id: string): Promise<void> {
+    await this.sql.get(`SELECT id FROM merchants WHERE id = ?${this.sql.dialect.forUpdate}`, [id]);
+  }
+
   /** A key pair from before a rotation, while it is still accepted at `now`. */
   async findPreviousKey(apiKeyHash: string, now: number): Promise<MerchantCredentials | undefined> {
     const row = await this.sql.get<MerchantRow & { valid_until: number }>(

@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts';
 import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import type { Stores } from '../unit-of-work.ts';
 import { decideStatus, isLate } from './payment-status.ts';
+import type { PaymentTransitions } from './payment-transitions.ts';
 import type { Payment } from './payment.store.ts';
 
 /** What receiving needs. */
@@ -19,14 +20,15 @@ export interface PaymentReceiptsDeps {
   registry: AssetRegistry;
   clock: Clock;
   logger: Logger;
+  transitions: PaymentTransitions;
 }
 
 /** Creates the receiving use cases; each takes the stores of the caller's transaction. */
 export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
-  const { registry, clock, logger } = deps;
+  const { registry, clock, logger, transitions } = deps;
 
   /** Credits newly confirmed transactions and moves the status; always touches updated_at. */
-  async function settle(stores: Stores, payment: Payment, now: number): Promise<void> {
+  async function settle(stores: Stores, payment: Payment, now: number, transactionSeen = false): Promise<void> {
     const asset = registry.byId(payment.assetId);
     const transactions = await stores.payments.transactionsOf(payment.id);
     for (const transaction of transactions) {
@@ -42,7 +44,7 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
         });
       }
     }
-    await stores.payments.setStatus(payment.id, decideStatus(payment, transactions, now), now);
+    await transitions.move(stores, payment, decideStatus(payment, transactions, now), now, { transactionSeen });
   }
 
   return {
@@ -76,7 +78,7 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
           seenAt: now,
         });
       }
-      await settle(stores, payment, now);
+      await settle(stores, payment, now, !existing);
       return payment.id;
     },
 

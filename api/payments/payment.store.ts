@@ -358,9 +358,12 @@ export class PaymentStore {
     await this.sql.run('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?', [status, updatedAt, paymentId]);
   }
 
-  /** Stores EXPIRED on every OPEN payment past its expiry; returns their ids. */
-  async expireDue(now: number): Promise<string[]> {
-    const rows = await this.sql.all<{ id: string }>("UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id", [now, now]);
-    return rows.map((row) => row.id);
+  /** Stores EXPIRED on every OPEN payment past its expiry; returns them. */
+  async expireDue(now: number): Promise<Array<{ id: string; merchantId: string }>> {
+    const rows = await this.sql.all<{ id: string; merchant_id: string }>(
+      "UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id, merchant_id",
+      [now, now],
+    );
+    return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
   }
 }

@@ -2,10 +2,11 @@
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Stores } from '../unit-of-work.ts';
+import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
 
 /** Creates the payout tracker. */
-export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Clock }) {
-  const { registry, clock } = deps;
+export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Clock; transitions: WithdrawalTransitions }) {
+  const { registry, clock, transitions } = deps;
   return {
     /** Records a payout transaction's confirmations; the withdrawal completes once the network's are reached. */
     async confirm(stores: Stores, network: string, txnId: string, confirmations: number): Promise<void> {
@@ -16,7 +17,7 @@ export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Cloc
       if (withdrawal.confirmations === counted) return;
       const now = clock();
       await stores.withdrawals.setConfirmations(withdrawal.id, counted, now);
-      if (counted >= needed) await stores.withdrawals.transition(withdrawal.id, 'APPROVED', 'COMPLETE', now);
+      if (counted >= needed) await transitions.move(stores, withdrawal.id, 'APPROVED', 'COMPLETE', now);
     },
   };
 }

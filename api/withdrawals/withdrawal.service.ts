@@ -21,6 +21,7 @@ import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
+import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
 import { toWithdrawalOutput } from './withdrawal.view.ts';
 
 /** What the withdrawal use cases need. */
@@ -30,6 +31,7 @@ export interface WithdrawalServiceDeps {
   clock: Clock;
   adapter: (network: string) => NetworkAdapter;
   logger: Logger;
+  transitions: WithdrawalTransitions;
 }
 
 /** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
@@ -54,7 +56,7 @@ function assetErrors(asset: Asset, body: unknown): FieldError[] {
 
 /** Creates the withdrawal use cases. */
 export function createWithdrawalService(deps: WithdrawalServiceDeps) {
-  const { uow, registry, clock, logger } = deps;
+  const { uow, registry, clock, logger, transitions } = deps;
 
   function notFound(id: string): ApiError {
     return new ApiError(404, 'withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
@@ -111,7 +113,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     return uow.transaction(async (stores) => {
       const withdrawal = await owned(stores, merchant, id);
       // The conditional update is the check: of two racing moves, one changes the row.
-      if (!(await stores.withdrawals.transition(id, 'OPEN', to, clock()))) throw wrongState(withdrawal, action);
+      if (!(await transitions.move(stores, id, 'OPEN', to, clock()))) throw wrongState(withdrawal, action);
       if (to === 'CANCELLED') {
         const asset = registry.byId(withdrawal.assetId);
         const amount = parseAmount(withdrawal.amount);

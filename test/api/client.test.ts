@@ -9,7 +9,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CheckoutApiError, MerchantClient, signBody, type Payment } from '../../client/index.ts';
+import { Webhook } from 'standardwebhooks';
+import { CheckoutApiError, MerchantClient, signBody, verifyWebhook, WebhookVerificationError, type Payment } from '../../client/index.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -452,6 +454,59 @@ describe('idempotency and retries', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe('webhooks', () => {
+  test('createWebhook, listWebhooks, listDeliveries, redeliver and deleteWebhook, each event verified by verifyWebhook', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const created = await client.createWebhook({ url: `${receiver.url}/client-hooks`, events: ['payment.completed'] });
+      assert.match(created.secret, /^whsec_/);
+      assert.deepEqual(created.events, ['payment.completed']);
+      const listed = await client.listWebhooks();
+      assert.ok(listed.some((w) => w.id === created.id && !('secret' in w)));
+      const payment = await client.createPayment({ amount: '0.01', asset: BTC });
+      await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '0.01', asset: BTC, confirmations: 10 });
+      await server.services.dispatcher.run();
+      const [request] = receiver.at('/client-hooks');
+      assert.ok(request);
+      const event = verifyWebhook(request.body, request.headers as Record<string, string>, created.secret);
+      assert.equal(event.type, 'payment.completed');
+      assert.equal(event.data.id, payment.id);
+      const deliveries = await client.listDeliveries(created.id, { limit: 5 });
+      assert.equal(deliveries.total, 1);
+      assert.equal(deliveries.data[0]!.statusCode, 200);
+      const again = await client.redeliver(created.id, deliveries.data[0]!.id);
+      assert.equal(again.attempt, 2);
+      assert.equal(again.eventId, request.headers['webhook-id']);
+      assert.equal(receiver.at('/client-hooks').length, 2);
+      assert.equal(await client.deleteWebhook(created.id), undefined);
+      await assert.rejects(client.deleteWebhook(created.id), (err: CheckoutApiError) => err.status === 404 && err.code === 'webhook-not-found');
+      await assert.rejects(client.redeliver(created.id, ''), (err: CheckoutApiError) => err.code === 'webhook-not-found' || err.code === 'delivery-not-found');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('verifyWebhook agrees with the standardwebhooks package and names each way a request fails', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = JSON.stringify({ type: 'payment.completed', timestamp: '2026-11-24T10:00:00.000Z', data: { id: 'x' } });
+    const now = Date.now();
+    const timestamp = new Date(Math.floor(now / 1000) * 1000);
+    const signature = new Webhook(secret).sign('msg_1', timestamp, body);
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp.getTime() / 1000), 'webhook-signature': signature };
+    assert.equal(verifyWebhook(body, headers, secret).type, 'payment.completed');
+    assert.equal(verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret, { now }).type, 'payment.completed');
+    // Several signatures during a secret rotation: one match is enough.
+    assert.equal(verifyWebhook(body, { ...headers, 'webhook-signature': `v1,AAAA ${signature}` }, secret).type, 'payment.completed');
+    const fails = (fn: () => unknown, pattern: RegExp) => assert.throws(fn, (err: Error) => err instanceof WebhookVerificationError && pattern.test(err.message));
+    fails(() => verifyWebhook(`${body} `, headers, secret), /does not match/);
+    fails(() => verifyWebhook(body, headers, 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), /does not match/);
+    fails(() => verifyWebhook(body, { ...headers, 'webhook-id': 'msg_2' }, secret), /does not match/);
+    fails(() => verifyWebhook(body, headers, secret, { now: now + 600_000 }), /more than 300 s/);
+    fails(() => verifyWebhook(body, { 'webhook-id': 'msg_1' }, secret), /missing/);
+    fails(() => verifyWebhook(body, headers, 'not-a-secret'), /whsec_/);
   });
 });
 

@@ -19,18 +19,23 @@ type Document = {
 const ETH = { short: 'ETH', network: 'ethereum' };
 const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const ENDPOINTS = [
+  'DELETE /webhooks/{id}',
   'GET /assets',
   'GET /balance',
   'GET /checkout/{id}',
   'GET /checkout/{id}/events',
   'GET /payment',
   'GET /payment/{id}',
+  'GET /webhooks',
+  'GET /webhooks/{id}/deliveries',
   'GET /withdrawal',
   'GET /withdrawal/{id}',
   'POST /dev/blocks',
   'POST /dev/transactions',
   'POST /dev/transactions/{txnId}/drop',
   'POST /payment',
+  'POST /webhooks',
+  'POST /webhooks/{id}/deliveries/{deliveryId}/redeliver',
   'POST /withdrawal',
   'POST /withdrawal/{id}/approve',
   'POST /withdrawal/{id}/cancel',
@@ -126,7 +131,7 @@ describe('the document', () => {
     const id = '6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10';
     for (const endpoint of ENDPOINTS) {
       const [method, path] = endpoint.split(' ') as [string, string];
-      const url = server.api + path.replace('{id}', id).replace('{txnId}', 'abc');
+      const url = server.api + path.replace('{id}', id).replace('{txnId}', 'abc').replace('{deliveryId}', id);
       const response = await fetch(url, { method, ...(method === 'POST' ? { headers: { 'Content-Type': 'application/json' }, body: '{}' } : {}) });
       const body = response.headers.get('content-type')?.startsWith('application/json') ? ((await response.json()) as { error?: { message: string } }) : (await response.body?.cancel(), undefined);
       assert.doesNotMatch(body?.error?.message ?? '', /^There is no route/, endpoint);

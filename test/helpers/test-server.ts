@@ -117,6 +117,12 @@ export function merchantApi(server: Pick<TestServer, 'api'>, keys: Pick<TestMerc
     async get<T = any>(pathAndQuery: string): Promise<JsonResponse<T>> {
       return toJson<T>(await fetch(server.api + pathAndQuery, { headers: { 'API-KEY': keys.apiKey } }));
     },
+    /** Any method with a raw body (none by default), signed over its exact bytes. */
+    async send<T = any>(method: string, pathName: string, raw = ''): Promise<JsonResponse<T>> {
+      return toJson<T>(
+        await fetch(server.api + pathName, { method, headers: { 'API-KEY': keys.apiKey, 'X-HMAC': sign(raw, keys.secretKey) }, ...(raw ? { body: raw } : {}) }),
+      );
+    },
     /** POST a JSON body, signed over its exact bytes. */
     async post<T = any>(pathName: string, body: unknown): Promise<JsonResponse<T>> {
       const raw = JSON.stringify(body);

@@ -1,0 +1,188 @@
+/**
+ * @module The webhook dispatcher: delivers what the outbox queued. Every instance runs one; to send
+ * to an endpoint an instance first claims it (a conditional update on the endpoint's row, renewed
+ * before each attempt), so across instances each attempt is made once and an endpoint's events go
+ * out one at a time, in the order they happened. A failed attempt is retried on Standard Webhooks'
+ * schedule for more than three days, with the same `webhook-id`; a 410 disables the endpoint.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+import type { WebhookSecrets } from './webhook-secrets.ts';
+import { type SendOptions, type SendOutcome, sendWebhook } from './webhook-sender.ts';
+import type { DueDelivery, WebhookAttempt, WebhookEndpoint } from './webhook.store.ts';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/**
+ * The wait after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then 10 h six more
+ * times. Thirteen attempts over about 77.6 hours; then the delivery is given up (the log shows it
+ * and `redeliver` can still send it).
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, ...Array<number>(7).fill(10 * HOUR)];
+/** Endpoints sent to at once by one instance. */
+const PARALLEL_ENDPOINTS = 8;
+/** Events sent to one endpoint per turn, before others get theirs. */
+const EVENTS_PER_TURN = 50;
+const POLL_MS = 500;
+const NUDGE_MS = 20;
+
+/** What the dispatcher needs. */
+export interface WebhookDispatcherDeps {
+  uow: UnitOfWork;
+  clock: Clock;
+  logger: Logger;
+  secrets: WebhookSecrets;
+  send: SendOptions;
+  /** The HTTP call (a test may count or slow it). */
+  post?: typeof sendWebhook;
+}
+
+/** Creates the dispatcher. */
+export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
+  const { uow, clock, logger, secrets } = deps;
+  const post = deps.post ?? sendWebhook;
+  const holder = randomUUID();
+  // Long enough for one attempt and its bookkeeping; renewed before each attempt.
+  const claimMs = 2 * deps.send.timeoutMs + 5 * SECOND;
+
+  /** Sends one event to an endpoint and records the attempt; returns it with the outcome. */
+  async function attempt(endpoint: WebhookEndpoint, event: { id: string; type: string; body: string }, number: number): Promise<{ record: WebhookAttempt; outcome: SendOutcome }> {
+    const outcome = await post(endpoint.url, { id: event.id, body: event.body, secret: secrets.open(endpoint) }, deps.send);
+    const record: WebhookAttempt = {
+      id: randomUUID(),
+      endpointId: endpoint.id,
+      eventId: event.id,
+      type: event.type,
+      attempt: number,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      createdAt: clock(),
+    };
+    return { record, outcome };
+  }
+
+  async function deliver(endpoint: WebhookEndpoint, due: DueDelivery): Promise<void> {
+    const { record, outcome } = await attempt(endpoint, { id: due.eventId, type: due.type, body: due.body }, due.attempts + 1);
+    const now = clock();
+    const attempts = due.attempts + 1;
+    await uow.transaction(async (stores) => {
+      await stores.webhooks.insertAttempt(record);
+      if (outcome.error === null) {
+        await stores.webhooks.settleDelivery(due.seq, { state: 'delivered', attempts, nextAttemptAt: now, at: now });
+        return;
+      }
+      const wait = RETRY_SCHEDULE_MS[attempts - 1];
+      await stores.webhooks.settleDelivery(due.seq, wait === undefined ? { state: 'failed', attempts, nextAttemptAt: now, at: now } : { state: 'pending', attempts, nextAttemptAt: now + wait, at: now });
+      if (outcome.statusCode === 410) await stores.webhooks.disable(endpoint.id, `the endpoint answered 410 Gone at ${new Date(now).toISOString()}; nothing more is sent to it`, now);
+    });
+    if (outcome.error !== null) logger.warn({ endpointId: endpoint.id, eventId: due.eventId, attempt: attempts, error: outcome.error }, 'webhook delivery failed');
+  }
+
+  // Sends the endpoint's due events in order while this instance holds it.
+  async function drain(endpointId: string): Promise<number> {
+    let sent = 0;
+    try {
+      while (sent < EVENTS_PER_TURN) {
+        const now = clock();
+        if (!(await uow.stores.webhooks.claimEndpoint(endpointId, holder, now, now + claimMs))) break;
+        const endpoint = await uow.stores.webhooks.findEndpoint(endpointId);
+        const due = endpoint && (await uow.stores.webhooks.nextDue(endpointId, now));
+        if (!endpoint || !due) break;
+        await deliver(endpoint, due);
+        sent += 1;
+        if (endpoint.disabledAt !== null) break;
+      }
+    } finally {
+      await uow.stores.webhooks.releaseEndpoint(endpointId, holder).catch(() => {});
+    }
+    return sent;
+  }
+
+  let running: Promise<number> | undefined;
+  let nudge: () => void = () => {};
+  let nudged: NodeJS.Timeout | undefined;
+  let again = false;
+  async function runOnce(): Promise<number> {
+    const endpoints = await uow.stores.webhooks.endpointsWithDue(clock(), 4 * PARALLEL_ENDPOINTS);
+    let sent = 0;
+    const queue = [...endpoints];
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) sent += await drain(id);
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_ENDPOINTS, queue.length) }, worker));
+    return sent;
+  }
+
+  return {
+    /**
+     * Sends every event due now, each endpoint's in order; resolves to how many attempts were made.
+     * A call while a run is under way waits for it and runs once more.
+     */
+    async run(): Promise<number> {
+      if (running) {
+        again = true;
+        return running;
+      }
+      let total = 0;
+      running = (async () => {
+        do {
+          again = false;
+          total += await runOnce();
+        } while (again);
+        return total;
+      })();
+      try {
+        return await running;
+      } finally {
+        running = undefined;
+      }
+    },
+
+    /** Sends one event again now, outside the queue, as a new attempt with the same webhook-id. */
+    async redeliver(endpoint: WebhookEndpoint, event: { id: string; type: string; body: string }): Promise<WebhookAttempt> {
+      const number = (await uow.stores.webhooks.attemptCount(endpoint.id, event.id)) + 1;
+      const { record, outcome } = await attempt(endpoint, event, number);
+      await uow.transaction(async (stores) => {
+        await stores.webhooks.insertAttempt(record);
+        // An endpoint disabled by a 410 that accepts a redelivery is back in service.
+        if (outcome.error === null && endpoint.disabledAt !== null) await stores.webhooks.enable(endpoint.id);
+      });
+      return record;
+    },
+
+    /** Polls for due events until the returned function is called (which waits for the run under way). */
+    start(): () => Promise<void> {
+      const tick = () => {
+        void this.run().catch((err) => logger.error({ err }, 'webhook dispatch failed; it will be retried'));
+      };
+      const timer = setInterval(tick, POLL_MS);
+      // Events queued here go out as soon as their transaction has had time to commit.
+      nudge = () => {
+        if (nudged) return;
+        nudged = setTimeout(() => {
+          nudged = undefined;
+          tick();
+        }, NUDGE_MS);
+      };
+      tick();
+      return async () => {
+        clearInterval(timer);
+        clearTimeout(nudged);
+        nudge = () => {};
+        await running?.catch(() => {});
+      };
+    },
+
+    /** Says events were queued in this process: a started dispatcher runs shortly, without waiting for its poll. */
+    nudge(): void {
+      nudge();
+    },
+  };
+}
+
+/** The webhook dispatcher. */
+export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>;

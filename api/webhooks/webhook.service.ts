@@ -1,0 +1,135 @@
+/** Webhook use cases: register, list and remove endpoints, read the delivery log, redeliver. */
+import { ApiError, validationFailed } from '../http/api-error.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { parseOrThrow } from '../http/validate.ts';
+import type { Merchant } from '../merchants/merchant.store.ts';
+import { type Clock, isoTime } from '../shared/clock.ts';
+import { newId, storedId } from '../shared/ids.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+import { addressProblem, hostOf, urlProblem } from './webhook-address.ts';
+import type { WebhookDispatcher } from './webhook-dispatcher.ts';
+import type { WebhookSecrets } from './webhook-secrets.ts';
+import {
+  CreateWebhookInput,
+  type CreatedWebhookOutput,
+  ListDeliveriesQuery,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDeliveryOutput,
+  type WebhookEventType,
+  type WebhookOutput,
+} from './webhook.schema.ts';
+import type { WebhookAttempt, WebhookEndpoint } from './webhook.store.ts';
+
+/** The most endpoints one merchant may register. */
+export const MAX_ENDPOINTS_PER_MERCHANT = 20;
+
+/** What the webhook use cases need. */
+export interface WebhookServiceDeps {
+  uow: UnitOfWork;
+  clock: Clock;
+  secrets: WebhookSecrets;
+  dispatcher: WebhookDispatcher;
+  /** Whether endpoints may be plain http and private addresses (outside production). */
+  allowPrivate: boolean;
+}
+
+function toOutput(endpoint: WebhookEndpoint): WebhookOutput {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: (endpoint.events ?? [...WEBHOOK_EVENT_TYPES]) as WebhookEventType[],
+    createdAt: isoTime(endpoint.createdAt),
+    disabled: endpoint.disabledAt !== null,
+    disabledReason: endpoint.disabledReason,
+  };
+}
+
+function toDeliveryOutput(attempt: WebhookAttempt): WebhookDeliveryOutput {
+  return {
+    id: attempt.id,
+    eventId: attempt.eventId,
+    type: attempt.type as WebhookEventType,
+    attempt: attempt.attempt,
+    statusCode: attempt.statusCode,
+    durationMs: attempt.durationMs,
+    error: attempt.error,
+    createdAt: isoTime(attempt.createdAt),
+  };
+}
+
+/** Creates the webhook use cases. */
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const { uow, clock, secrets, dispatcher, allowPrivate } = deps;
+
+  async function owned(merchant: Merchant, id: string): Promise<WebhookEndpoint> {
+    const key = storedId(id);
+    const endpoint = key === undefined ? undefined : await uow.stores.webhooks.findEndpoint(key);
+    if (!endpoint || endpoint.merchantId !== merchant.id) throw new ApiError(404, 'webhook-not-found', `No webhook endpoint with id "${id}" exists for this merchant.`);
+    return endpoint;
+  }
+
+  return {
+    /** Registers an endpoint; the answer carries its secret, shown this once. */
+    async create(merchant: Merchant, body: unknown): Promise<CreatedWebhookOutput> {
+      const input = parseOrThrow(CreateWebhookInput, body);
+      const problem = urlProblem(input.url, allowPrivate) ?? (await addressProblem(hostOf(new URL(input.url)), allowPrivate));
+      if (problem) throw validationFailed([{ path: 'url', message: problem }]);
+      const secret = secrets.generate();
+      const id = newId();
+      const endpoint: WebhookEndpoint = {
+        id,
+        merchantId: merchant.id,
+        url: input.url,
+        events: input.events ?? null,
+        secretSealed: secrets.seal(secret, id),
+        createdAt: clock(),
+        disabledAt: null,
+        disabledReason: null,
+      };
+      await uow.transaction(async (stores) => {
+        // Counted under the merchant's lock, so two racing registrations cannot pass the limit.
+        await stores.merchants.lockById(merchant.id);
+        if ((await stores.webhooks.endpointsOf(merchant.id)).length >= MAX_ENDPOINTS_PER_MERCHANT) {
+          throw new ApiError(409, 'webhook-limit-reached', `A merchant may register at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first.`);
+        }
+        await stores.webhooks.insertEndpoint(endpoint);
+      });
+      return { ...toOutput(endpoint), secret };
+    },
+
+    /** The merchant's endpoints, oldest first (no secrets). */
+    async list(merchant: Merchant): Promise<ListEnvelope<WebhookOutput>> {
+      const endpoints = await uow.stores.webhooks.endpointsOf(merchant.id);
+      return { data: endpoints.map(toOutput), page: 0, limit: MAX_ENDPOINTS_PER_MERCHANT, total: endpoints.length };
+    },
+
+    /** Removes an endpoint; nothing more is sent to it. */
+    async remove(merchant: Merchant, id: string): Promise<void> {
+      const endpoint = await owned(merchant, id);
+      await uow.stores.webhooks.deleteEndpoint(merchant.id, endpoint.id);
+    },
+
+    /** A page of an endpoint's delivery attempts, newest first. */
+    async deliveries(merchant: Merchant, id: string, rawQuery: Record<string, unknown>): Promise<ListEnvelope<WebhookDeliveryOutput>> {
+      const query = parseOrThrow(ListDeliveriesQuery, rawQuery);
+      const endpoint = await owned(merchant, id);
+      const page = query.page ?? 0;
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const { attempts, total } = await uow.snapshot((stores) => stores.webhooks.attempts(endpoint.id, page * limit, limit));
+      return { data: attempts.map(toDeliveryOutput), page, limit, total };
+    },
+
+    /** Sends an attempt's event again now; answers with the new attempt. */
+    async redeliver(merchant: Merchant, id: string, deliveryId: string): Promise<WebhookDeliveryOutput> {
+      const endpoint = await owned(merchant, id);
+      const key = storedId(deliveryId);
+      const attempt = key === undefined ? undefined : await uow.stores.webhooks.findAttempt(endpoint.id, key);
+      const event = attempt && (await uow.stores.webhooks.eventFor(endpoint.id, attempt.eventId));
+      if (!attempt || !event) throw new ApiError(404, 'delivery-not-found', `No delivery with id "${deliveryId}" exists for this webhook endpoint.`);
+      return toDeliveryOutput(await dispatcher.redeliver(endpoint, { id: attempt.eventId, ...event }));
+    },
+  };
+}
+
+/** The webhook use cases. */
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,243 @@
+/** SQL for webhooks: endpoints, the event outbox, the delivery queue and the attempt log. */
+import type { Sql } from '../db/database.ts';
+
+/** A merchant's webhook endpoint as stored. */
+export interface WebhookEndpoint {
+  id: string;
+  merchantId: string;
+  url: string;
+  /** The event types it receives; null for all. */
+  events: string[] | null;
+  secretSealed: string;
+  createdAt: number;
+  disabledAt: number | null;
+  disabledReason: string | null;
+}
+
+/** An event owed to an endpoint, with what sending it needs. */
+export interface DueDelivery {
+  seq: number;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  body: string;
+  attempts: number;
+}
+
+/** One attempt to send an event, as the delivery log shows it. */
+export interface WebhookAttempt {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  createdAt: number;
+}
+
+interface EndpointRow {
+  id: string;
+  merchant_id: string;
+  url: string;
+  events: string | null;
+  secret_enc: string;
+  created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+}
+
+interface AttemptRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: string;
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  created_at: number;
+}
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    url: row.url,
+    events: row.events === null ? null : (JSON.parse(row.events) as string[]),
+    secretSealed: row.secret_enc,
+    createdAt: Number(row.created_at),
+    disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
+    disabledReason: row.disabled_reason,
+  };
+}
+
+function toAttempt(row: AttemptRow): WebhookAttempt {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    type: row.type,
+    attempt: Number(row.attempt),
+    statusCode: row.status_code === null ? null : Number(row.status_code),
+    durationMs: Number(row.duration_ms),
+    error: row.error,
+    createdAt: Number(row.created_at),
+  };
+}
+
+const ENDPOINT_COLUMNS = 'id, merchant_id, url, events, secret_enc, created_at, disabled_at, disabled_reason';
+const ATTEMPT_SELECT = `SELECT a.id, a.endpoint_id, a.event_id, e.type, a.attempt, a.status_code, a.duration_ms, a.error, a.created_at
+  FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id`;
+
+/** SQL for webhooks, on the database or inside one transaction. */
+export class WebhookStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Stores a new endpoint. */
+  async insertEndpoint(endpoint: WebhookEndpoint): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO webhook_endpoints (id, merchant_id, url, events, secret_enc, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [endpoint.id, endpoint.merchantId, endpoint.url, endpoint.events === null ? null : JSON.stringify(endpoint.events), endpoint.secretSealed, endpoint.createdAt],
+    );
+  }
+
+  /** A merchant's endpoints, oldest first. */
+  async endpointsOf(merchantId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? ORDER BY created_at, id`, [merchantId]);
+    return rows.map(toEndpoint);
+  }
+
+  /** The merchant's enabled endpoints (what an event is owed to). */
+  async enabledEndpointsOf(merchantId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE merchant_id = ? AND disabled_at IS NULL ORDER BY created_at, id`, [merchantId]);
+    return rows.map(toEndpoint);
+  }
+
+  /** One endpoint, whoever owns it. */
+  async findEndpoint(id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.sql.get<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = ?`, [id]);
+    return row && toEndpoint(row);
+  }
+
+  /** Removes an endpoint with its queue and log (the events stay for other endpoints); true if it existed. */
+  async deleteEndpoint(merchantId: string, id: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM webhook_endpoints WHERE id = ? AND merchant_id = ?', [id, merchantId])) === 1;
+  }
+
+  /** Disables an endpoint (it answered 410), saying why. */
+  async disable(id: string, reason: string, at: number): Promise<void> {
+    await this.sql.run('UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL', [at, reason, id]);
+  }
+
+  /** Enables an endpoint again (a redelivery it accepted). */
+  async enable(id: string): Promise<void> {
+    await this.sql.run('UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE id = ?', [id]);
+  }
+
+  /** Writes an event and queues it for each endpoint, due at once. */
+  async insertEvent(event: { id: string; merchantId: string; type: string; body: string; createdAt: number }, endpointIds: readonly string[]): Promise<void> {
+    await this.sql.run('INSERT INTO webhook_events (id, merchant_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', [event.id, event.merchantId, event.type, event.body, event.createdAt]);
+    for (const endpointId of endpointIds) {
+      await this.sql.run(
+        "INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, next_attempt_at, updated_at) VALUES (?, ?, 'pending', 0, ?, ?)",
+        [endpointId, event.id, event.createdAt, event.createdAt],
+      );
+    }
+  }
+
+  /** Enabled endpoints with an event due by `now` and nobody sending to them; at most `limit`. */
+  async endpointsWithDue(now: number, limit: number): Promise<string[]> {
+    const rows = await this.sql.all<{ endpoint_id: string }>(
+      `SELECT DISTINCT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.disabled_at IS NULL AND w.locked_until <= ? LIMIT ${Math.trunc(limit)}`,
+      [now, now],
+    );
+    return rows.map((row) => row.endpoint_id);
+  }
+
+  /**
+   * Takes (or renews) the right to send to an endpoint until `until`; true if `holder` has it. One
+   * conditional update, so of two instances racing for an endpoint exactly one wins.
+   */
+  async claimEndpoint(id: string, holder: string, now: number, until: number): Promise<boolean> {
+    const changed = await this.sql.run(
+      'UPDATE webhook_endpoints SET locked_by = ?, locked_until = ? WHERE id = ? AND disabled_at IS NULL AND (locked_by = ? OR locked_until <= ?)',
+      [holder, until, id, holder, now],
+    );
+    return changed === 1;
+  }
+
+  /** Gives an endpoint up, so any instance may send to it at once. */
+  async releaseEndpoint(id: string, holder: string): Promise<void> {
+    await this.sql.run('UPDATE webhook_endpoints SET locked_until = 0 WHERE id = ? AND locked_by = ?', [id, holder]);
+  }
+
+  /** The endpoint's earliest queued event that is due by `now`. */
+  async nextDue(endpointId: string, now: number): Promise<DueDelivery | undefined> {
+    const row = await this.sql.get<{ seq: number; endpoint_id: string; event_id: string; type: string; body: string; attempts: number }>(
+      `SELECT d.seq, d.endpoint_id, d.event_id, e.type, e.body, d.attempts FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+        WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.seq LIMIT 1`,
+      [endpointId, now],
+    );
+    return row && { seq: Number(row.seq), endpointId: row.endpoint_id, eventId: row.event_id, type: row.type, body: row.body, attempts: Number(row.attempts) };
+  }
+
+  /** An event's type and body, if it was ever sent to the endpoint. */
+  async eventFor(endpointId: string, eventId: string): Promise<{ type: string; body: string } | undefined> {
+    return this.sql.get<{ type: string; body: string }>(
+      'SELECT e.type, e.body FROM webhook_events e WHERE e.id = ? AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ? AND d.event_id = e.id)',
+      [eventId, endpointId],
+    );
+  }
+
+  /** Settles a queued delivery after an attempt: delivered, failed for good, or due again at `nextAttemptAt`. */
+  async settleDelivery(seq: number, outcome: { state: 'pending' | 'delivered' | 'failed'; attempts: number; nextAttemptAt: number; at: number }): Promise<void> {
+    await this.sql.run('UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE seq = ?', [
+      outcome.state,
+      outcome.attempts,
+      outcome.nextAttemptAt,
+      outcome.at,
+      seq,
+    ]);
+  }
+
+  /** Records an attempt in the log. */
+  async insertAttempt(attempt: Omit<WebhookAttempt, 'type'>): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO webhook_attempts (id, endpoint_id, event_id, attempt, status_code, duration_ms, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [attempt.id, attempt.endpointId, attempt.eventId, attempt.attempt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.createdAt],
+    );
+  }
+
+  /** How many attempts an event has had at an endpoint. */
+  async attemptCount(endpointId: string, eventId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ? AND event_id = ?', [endpointId, eventId]);
+    return Number(row?.n ?? 0);
+  }
+
+  /** One attempt of an endpoint's log. */
+  async findAttempt(endpointId: string, id: string): Promise<WebhookAttempt | undefined> {
+    const row = await this.sql.get<AttemptRow>(`${ATTEMPT_SELECT} WHERE a.endpoint_id = ? AND a.id = ?`, [endpointId, id]);
+    return row && toAttempt(row);
+  }
+
+  /** A page of an endpoint's attempts, newest first, with the total. */
+  async attempts(endpointId: string, offset: number, limit: number): Promise<{ attempts: WebhookAttempt[]; total: number }> {
+    const rows = await this.sql.all<AttemptRow>(`${ATTEMPT_SELECT} WHERE a.endpoint_id = ? ORDER BY a.created_at DESC, a.attempt DESC, a.id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`, [endpointId]);
+    const count = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?', [endpointId]);
+    return { attempts: rows.map(toAttempt), total: Number(count?.n ?? 0) };
+  }
+
+  /** Forgets attempts, finished deliveries and events older than `before`; returns how many rows went. */
+  async purge(before: number): Promise<number> {
+    let removed = await this.sql.run('DELETE FROM webhook_attempts WHERE created_at < ?', [before]);
+    removed += await this.sql.run("DELETE FROM webhook_deliveries WHERE state <> 'pending' AND updated_at < ?", [before]);
+    removed += await this.sql.run(
+      'DELETE FROM webhook_events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id) AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = webhook_events.id)',
+      [before],
+    );
+    return removed;
+  }
+}

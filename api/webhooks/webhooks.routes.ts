@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import { readListQuery } from '../http/list-query.ts';
+import type { MerchantAuth } from '../http/merchant-auth.ts';
+import type { WebhookService } from './webhook.service.ts';
+
+const SCALARS = ['page', 'limit'] as const;
+
+/** The webhook endpoints and their delivery log, mounted at /v2/webhooks. */
+export function webhookRoutes(webhooks: WebhookService, auth: MerchantAuth): Router {
+  const router = Router();
+  router.post('/', ...auth.signedJson, async (req, res) => {
+    res.json(await webhooks.create(res.locals.merchant, req.body));
+  });
+  router.get('/', ...auth.apiKey, async (_req, res) => {
+    res.json(await webhooks.list(res.locals.merchant));
+  });
+  router.delete('/:id', ...auth.signed, async (req, res) => {
+    await webhooks.remove(res.locals.merchant, req.params.id as string);
+    res.status(204).end();
+  });
+  router.get('/:id/deliveries', ...auth.apiKey, async (req, res) => {
+    res.json(await webhooks.deliveries(res.locals.merchant, req.params.id as string, readListQuery(req.originalUrl, [], SCALARS, [])));
+  });
+  router.post('/:id/deliveries/:deliveryId/redeliver', ...auth.signed, async (req, res) => {
+    res.json(await webhooks.redeliver(res.locals.merchant, req.params.id as string, req.params.deliveryId as string));
+  });
+  return router;
+}

@@ -1,0 +1,42 @@
+/**
+ * @module The one place a withdrawal's status moves: a conditional update (of two racing moves, one
+ * changes the row) and, when it changed, the webhook event announcing it, in the same transaction.
+ * Approve and cancel (the merchant) and completion (the payout's confirmations) come through here.
+ */
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { Stores } from '../unit-of-work.ts';
+import type { WebhookEventType } from '../webhooks/webhook.schema.ts';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.ts';
+import type { WithdrawalStatus } from './withdrawal.schema.ts';
+import { toWithdrawalOutput } from './withdrawal.view.ts';
+
+const EVENTS: Partial<Record<WithdrawalStatus, WebhookEventType>> = {
+  APPROVED: 'withdrawal.approved',
+  COMPLETE: 'withdrawal.completed',
+  CANCELLED: 'withdrawal.cancelled',
+};
+
+/** Creates the transitions over the registry (for rendering) and the outbox. */
+export function createWithdrawalTransitions(deps: { registry: AssetRegistry; outbox: WebhookOutbox }) {
+  const { registry, outbox } = deps;
+  return {
+    /** Moves a withdrawal from `from` to `to`; false (and nothing announced) if it was not in `from`. */
+    async move(stores: Stores, id: string, from: WithdrawalStatus, to: WithdrawalStatus, at: number): Promise<boolean> {
+      if (!(await stores.withdrawals.transition(id, from, to, at))) return false;
+      const type = EVENTS[to];
+      if (type) {
+        const withdrawal = (await stores.withdrawals.findById(id))!;
+        await outbox.emit(stores, {
+          merchantId: withdrawal.merchantId,
+          type,
+          at,
+          render: async () => toWithdrawalOutput(registry, withdrawal, (await stores.merchants.findById(withdrawal.merchantId))!),
+        });
+      }
+      return true;
+    },
+  };
+}
+
+/** The withdrawal status transitions. */
+export type WithdrawalTransitions = ReturnType<typeof createWithdrawalTransitions>;
