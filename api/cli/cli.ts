@@ -1,5 +1,6 @@
 /**
- * Operator commands: merchants (create, rotate-keys, list) and the SQLite-to-PostgreSQL import.
+ * Operator commands: merchants (create, rotate-keys, list), webhooks (add, list, delete) and the
+ * SQLite-to-PostgreSQL import.
  * With --json, stdout carries exactly one JSON document.
  */
 import { parseArgs } from 'node:util';
@@ -14,12 +15,14 @@ import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
+import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
 
 const USAGE = `Usage:
   npm run cli -- merchant create --name NAME [--email EMAIL] [--site-url URL] [--logo-url URL] [--json]
   npm run cli -- merchant rotate-keys --id MERCHANT_ID [--grace-seconds N] [--json]
   npm run cli -- merchant list [--json]
   npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
+${WEBHOOK_USAGE}
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
@@ -28,7 +31,9 @@ keeps working for --grace-seconds (default 86400, one day; 0 ends it now), then 
 instance within 30 seconds.
 merchant list: every merchant (id, name, e-mail, site, when its previous keys stop working); no keys.
 db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
-DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).`;
+DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).
+webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
+and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
 /** Runs a command line; returns the process exit code. */
 export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
@@ -42,6 +47,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     return 0;
   }
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
+  if (resource === 'webhook') return webhookCommand(action, rest, out, err);
   if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
   if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {

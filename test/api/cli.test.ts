@@ -20,7 +20,9 @@ import { createServices } from '../../api/services.ts';
 import { systemClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
-import { merchantApi, type TestMerchant } from '../helpers/test-server.ts';
+import { verifyWebhook } from '../../client/index.ts';
+import { merchantApi, postJson as postJsonTo, type TestMerchant } from '../helpers/test-server.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -99,6 +101,7 @@ async function startServiceOn(store: Store) {
   });
   return {
     api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
+    dispatcher: services.dispatcher,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -311,5 +314,61 @@ describe('merchant rotate-keys and merchant list, through a real process', () =>
     const bad = await cli(['merchant', 'rotate-keys', '--id', 'x', '--grace-seconds', '1.5'], rotatingStore);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--grace-seconds must be a whole number of seconds from 0/);
+  });
+});
+
+describe('webhook add / list / delete', () => {
+  test('adds an endpoint whose secret signs what the service then sends; lists and deletes it', async () => {
+    const merchant = JSON.parse((await cli(['merchant', 'create', '--name', 'Hooked', '--json'], store)).stdout) as TestMerchant;
+    const receiver = await startWebhookReceiver();
+    const server = await startServiceOn(store);
+    try {
+      const added = await npmCli(['webhook', 'add', '--merchant', merchant.merchant.id, '--url', `${receiver.url}/cli`, '--events', 'payment.completed', '--json'], store);
+      assert.equal(added.code, 0, added.stderr);
+      assert.equal(added.stdout.trim().split('\n').length, 1);
+      const created = JSON.parse(added.stdout);
+      assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'disabled', 'disabledReason', 'events', 'id', 'secret', 'url']);
+      assert.deepEqual(created.events, ['payment.completed']);
+      const listed = JSON.parse((await cli(['webhook', 'list', '--merchant', merchant.merchant.id, '--json'], store)).stdout);
+      assert.deepEqual(listed.data.map((w: { id: string }) => w.id), [created.id]);
+      assert.equal(JSON.stringify(listed).includes('whsec_'), false);
+      // The service on the same store signs with that secret.
+      const api = merchantApi(server, merchant);
+      const payment = (await api.post('/payment', { amount: '0.001', asset: { short: 'BTC', network: 'bitcoin' } })).body;
+      await postJsonTo(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '0.001', asset: { short: 'BTC', network: 'bitcoin' }, confirmations: 10 });
+      await server.dispatcher.run();
+      const [request] = receiver.at('/cli');
+      assert.ok(request, 'the event arrived');
+      assert.equal(verifyWebhook(request.body, request.headers as Record<string, string>, created.secret).type, 'payment.completed');
+      const deleted = await cli(['webhook', 'delete', '--merchant', merchant.merchant.id, '--id', created.id], store);
+      assert.equal(deleted.code, 0, deleted.stderr);
+      assert.deepEqual(JSON.parse((await cli(['webhook', 'list', '--merchant', merchant.merchant.id, '--json'], store)).stdout).data, []);
+    } finally {
+      await server.stop();
+      await receiver.close();
+    }
+  });
+
+  test('bad flags exit 2 naming the flag; an unknown merchant or endpoint exits 1', async () => {
+    const merchant = JSON.parse((await cli(['merchant', 'create', '--name', 'Flags', '--json'], store)).stdout) as TestMerchant;
+    const id = merchant.merchant.id;
+    for (const [args, pattern] of [
+      [['webhook', 'add', '--url', 'https://shop.example/h'], /--merchant is required/],
+      [['webhook', 'add', '--merchant', id], /--url is required/],
+      [['webhook', 'add', '--merchant', id, '--url', 'ftp://shop.example'], /--url must be an http\(s\) URL/],
+      [['webhook', 'add', '--merchant', id, '--url', 'https://shop.example/h', '--events', 'payment.paid'], /--events must be one of/],
+      [['webhook', 'add', '--merchant', id, '--url', 'https://shop.example/h', '--secret', 'x'], /Unknown option '--secret'/],
+      [['webhook', 'rename', '--merchant', id], /Unknown command "webhook rename"/],
+    ] as const) {
+      const result = await cli([...args], store);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, pattern);
+    }
+    const unknownMerchant = await cli(['webhook', 'list', '--merchant', '0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33'], store);
+    assert.equal(unknownMerchant.code, 1);
+    assert.match(unknownMerchant.stderr, /No merchant with id/);
+    const unknownEndpoint = await cli(['webhook', 'delete', '--merchant', id, '--id', '0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33'], store);
+    assert.equal(unknownEndpoint.code, 1);
+    assert.match(unknownEndpoint.stderr, /No webhook endpoint/);
   });
 });
