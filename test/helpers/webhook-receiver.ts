@@ -10,7 +10,7 @@ export interface ReceivedWebhook {
 }
 
 /** How the receiver answers a request to a path. */
-export type ReceiverMode = { status: number; body?: string } | 'hang' | 'hang-after-headers' | { status: number; hugeBody: number };
+export type ReceiverMode = { status: number; body?: string; delayMs?: number } | 'hang' | 'hang-after-headers' | { status: number; hugeBody: number };
 
 /** A running receiver. */
 export interface WebhookReceiver {
@@ -55,8 +55,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         pump();
         return;
       }
-      res.writeHead(mode.status, { 'content-type': 'text/plain' });
-      res.end(mode.body ?? 'ok');
+      setTimeout(() => {
+        res.writeHead(mode.status, { 'content-type': 'text/plain' });
+        res.end(mode.body ?? 'ok');
+      }, mode.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
