@@ -11,10 +11,12 @@ import { StoreError } from './store-error.ts';
 import { demoRoutes } from './demo.routes.ts';
 import { createPayerSimulator } from './payer-simulator.ts';
 import { createPayouts } from './payouts.ts';
+import { createStoreWebhooks } from './store-webhooks.ts';
 import type { StoreFrame } from './views/layout.ts';
 
 /** How a simulated payment is paced: one block this many milliseconds after the last. */
 export const SIMULATED_BLOCK_INTERVAL_MS = 2_000;
+const REGISTER_TRIES = 30;
 
 /** What the store needs from the service that mounts it. */
 export interface DemoStoreOptions {
@@ -77,5 +79,25 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
 
   // Without an owner login, payouts stay on simulated networks.
   const payouts = options.simulator ? createPayouts(() => merchant().client) : undefined;
-  return demoRoutes(store, payouts, { frame, publicUrl: options.publicUrl, onError: (err) => options.logError(err, 'demo store: unexpected error') });
+
+  // The store hears of paid orders by webhook. It registers its endpoint once the service answers
+  // (this router exists before the server listens), trying every 2 s for a minute.
+  const webhooks = createStoreWebhooks({
+    url: `${options.publicUrl}${basePath}/webhooks`,
+    dataDir: options.dataDir,
+    client: () => merchant().client,
+    logError: options.logError,
+  });
+  let tries = 0;
+  const registerSoon = () => {
+    const timer = setTimeout(() => {
+      webhooks.register().catch((err) => {
+        if (++tries < REGISTER_TRIES) registerSoon();
+        else options.logError(err, 'demo store: could not register its webhook endpoint; paid orders still show from the payment records');
+      });
+    }, tries === 0 ? 100 : 2_000);
+    timer.unref();
+  };
+  registerSoon();
+  return demoRoutes(store, payouts, { frame, publicUrl: options.publicUrl, webhooks, onError: (err) => options.logError(err, 'demo store: unexpected error') });
 }

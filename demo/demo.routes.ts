@@ -14,6 +14,7 @@ import { renderPage, type PageContent, type StoreFrame } from './views/layout.ts
 import { orderPage } from './views/order.page.ts';
 import { ordersPage, statusFilter } from './views/orders.page.ts';
 import { shopPage } from './views/shop.page.ts';
+import type { StoreWebhooks } from './store-webhooks.ts';
 
 const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
 
@@ -22,6 +23,8 @@ export interface DemoRouteOptions {
   frame: () => StoreFrame;
   /** The payment service's public URL, where the browser loads the widget and reaches the API. */
   publicUrl: string;
+  /** The store's webhook endpoint. */
+  webhooks: StoreWebhooks;
   /** Unexpected errors go here before the shopper gets a generic page. */
   onError: (err: unknown) => void;
 }
@@ -51,6 +54,9 @@ const sameOriginPosts: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** How many webhook attempts the orders page lists. */
+const DELIVERIES_SHOWN = 20;
+
 const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
 /** Creates the store's router. */
@@ -70,6 +76,13 @@ export function demoRoutes(store: DemoStore, payouts: Payouts | undefined, optio
 
   router.use('/assets', express.static(PUBLIC_DIR, { maxAge: '10m', index: false, fallthrough: false }));
 
+  // Called by the payment service, not a browser: verified by signature over the raw bytes.
+  router.post('/webhooks', express.raw({ type: () => true, limit: '256kb' }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const answer = await options.webhooks.receive(raw, req.headers);
+    res.status(answer.status).type('text').send(answer.text);
+  });
+
   router.get('/', async (_req, res) => {
     const frame = options.frame();
     sendPage(res, { title: 'Shop', current: 'shop', body: shopPage(frame, await store.catalogue()) });
@@ -85,7 +98,8 @@ export function demoRoutes(store: DemoStore, payouts: Payouts | undefined, optio
     const status = statusFilter(req.query.status);
     const changedId = typeof req.query.changed === 'string' ? req.query.changed : undefined;
     const frame = options.frame();
-    sendPage(res, { title: 'Orders', current: 'orders', body: ordersPage(frame, await store.overview(status), status, { changedId }) });
+    const [overview, deliveries] = await Promise.all([store.overview(status), options.webhooks.deliveries(DELIVERIES_SHOWN)]);
+    sendPage(res, { title: 'Orders', current: 'orders', body: ordersPage(frame, overview, status, { changedId }, deliveries) });
   });
 
   if (payouts) {
@@ -97,7 +111,7 @@ export function demoRoutes(store: DemoStore, payouts: Payouts | undefined, optio
         return;
       }
       const frame = options.frame();
-      const body = ordersPage(frame, await store.overview(undefined), undefined, { refused: { result, form: payoutForm } });
+      const body = ordersPage(frame, await store.overview(undefined), undefined, { refused: { result, form: payoutForm } }, await options.webhooks.deliveries(DELIVERIES_SHOWN));
       sendPage(res, { title: 'Orders', current: 'orders', body }, 422);
     });
 
@@ -123,7 +137,7 @@ export function demoRoutes(store: DemoStore, payouts: Payouts | undefined, optio
     const frame = options.frame();
     sendPage(res, {
       title: `Order ${order.payment.invoice}`,
-      body: orderPage(frame, order, { apiBase, simulated: req.query.simulated === '1' }),
+      body: orderPage(frame, order, { apiBase, simulated: req.query.simulated === '1', fulfilment: options.webhooks.fulfilment(order.payment.id) }),
       widgetScript,
     });
   });

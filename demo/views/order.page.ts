@@ -4,6 +4,7 @@
  * the rule the store follows to fulfil.
  */
 import type { Order } from '../fulfilment.ts';
+import type { Fulfilment } from '../store-webhooks.ts';
 import { html, httpHref, type SafeHtml } from '../html.ts';
 import { networkName, trimAmount, usd, utcText, utcTime } from './format.ts';
 import type { StoreFrame } from './layout.ts';
@@ -14,6 +15,8 @@ export interface OrderPageOptions {
   apiBase: string;
   /** A notice after a simulated payment without JavaScript. */
   simulated: boolean;
+  /** The fulfilment a payment.completed webhook led to, if any. */
+  fulfilment?: Fulfilment | undefined;
 }
 
 /** The server-checked status box; store.js refreshes the same fields from the status endpoint. */
@@ -90,6 +93,9 @@ export function orderPage(frame: StoreFrame, order: Order, options: OrderPageOpt
       <div><dt>Payment id</dt><dd><code>${payment.id}</code></dd></div>
     </dl>
     ${statusBox(order)}
+    ${options.fulfilment
+      ? html`<p class="small" data-field="fulfilment">Fulfilled on webhook <code>${options.fulfilment.webhookId}</code> (payment.completed) at <time datetime="${options.fulfilment.fulfilledAt}">${utcTime(options.fulfilment.fulfilledAt)}</time>, after the store checked the payment record.</p>`
+      : ''}
     <p class="no-script-only"><a href="${frame.basePath}/orders/${payment.id}">Check the payment again</a></p>
   </section>
   ${thankYou(order)}

@@ -1,5 +1,5 @@
 /** The orders page: the store's payments, withdrawals and balances, straight from the API. */
-import type { Payment, PaymentStatus, Withdrawal } from '../../client/index.ts';
+import type { Payment, PaymentStatus, WebhookDelivery, Withdrawal } from '../../client/index.ts';
 import { productOfInvoice } from '../catalogue.ts';
 import { OVERVIEW_LIMIT, type Overview } from '../demo-store.ts';
 import { html, type SafeHtml } from '../html.ts';
@@ -67,8 +67,37 @@ function more(shown: number, isMore: boolean): SafeHtml {
   return isMore ? html`<p class="small">The newest ${shown} are shown (the client pages through ${OVERVIEW_LIMIT} at a time).</p>` : html``;
 }
 
+/** The store's webhook endpoint and its newest delivery attempts. */
+export interface DeliveryLog {
+  endpointUrl: string | undefined;
+  attempts: WebhookDelivery[];
+}
+
+function deliveryRow(attempt: WebhookDelivery): SafeHtml {
+  return html`<tr>
+  <th scope="row"><code>${attempt.type}</code></th>
+  <td class="number">${attempt.attempt}</td>
+  <td>${attempt.statusCode ?? 'no answer'}${attempt.error ? html` <span class="small">${attempt.error}</span>` : ''}</td>
+  <td class="number">${attempt.durationMs} ms</td>
+  <td><code class="address">${attempt.eventId}</code></td>
+  <td><time datetime="${attempt.createdAt}">${utcText(attempt.createdAt)}</time></td>
+</tr>`;
+}
+
+function deliveriesSection(log: DeliveryLog): SafeHtml {
+  return html`<section aria-labelledby="webhooks-title">
+  <h2 id="webhooks-title">Webhook deliveries</h2>
+  ${log.endpointUrl
+    ? html`<p>The service signs each event and posts it to <code>${log.endpointUrl}</code>; the store verifies it with <code>verifyWebhook</code> and fulfils an order on <code>payment.completed</code> after checking the payment with <code>GET /v2/payment/:id</code>. From <code>client.listDeliveries()</code>:</p>`
+    : html`<p>The store registers its webhook endpoint when it starts; it is not registered yet.</p>`}
+  ${log.attempts.length === 0
+    ? html`<p>No deliveries yet.</p>`
+    : table('Webhook delivery attempts, newest first', ['Event', 'Attempt', 'Answer', 'Took', 'webhook-id', 'Sent'], log.attempts.map(deliveryRow))}
+</section>`;
+}
+
 /** The orders page's main content. */
-export function ordersPage(frame: StoreFrame, overview: Overview, status: PaymentStatus | undefined, payout: PayoutState = {}): SafeHtml {
+export function ordersPage(frame: StoreFrame, overview: Overview, status: PaymentStatus | undefined, payout: PayoutState = {}, deliveries: DeliveryLog = { endpointUrl: undefined, attempts: [] }): SafeHtml {
   const changed = overview.withdrawals.find((w) => w.id === payout.changedId);
   return html`<div class="orders-page">
 <h1>Orders</h1>
@@ -116,6 +145,8 @@ export function ordersPage(frame: StoreFrame, overview: Overview, status: Paymen
         ),
       )}
 </section>
+
+${deliveriesSection(deliveries)}
 </div>`;
 }
 

@@ -132,9 +132,39 @@ describe('the demo store in Chromium', () => {
     assert.match(row, new RegExp(`${paid.invoice} Enamel camp mug 0\\.00018 BTC 0\\.00018 COMPLETE`));
     const balanceCells = await page.$$eval('section[aria-labelledby="balances-title"] tbody tr > *', (cells) => cells.map((cell) => cell.textContent));
     assert.deepEqual(balanceCells, ['BTC on Bitcoin', '0.00018', '0']);
+
+    // The store registered its webhook endpoint on start; payment.completed reached it, signed, and
+    // the store fulfilled the order after checking the record. The orders page shows the deliveries.
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      await page.goto(`${server.url}/demo/orders`);
+      const log = await textOf(page, 'section[aria-labelledby="webhooks-title"]');
+      if (/payment\.completed 1 200/.test(log)) break;
+      assert.ok(Date.now() < deadline, `no payment.completed delivery listed: ${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const [endpoint] = await client.listWebhooks();
+    assert.equal(endpoint?.url, `${server.url}/demo/webhooks`);
+    await page.goto(`${server.url}/demo/orders/${paymentId}`);
+    assert.match(await textOf(page, '[data-field="fulfilment"]'), /^Fulfilled on webhook msg_[0-9a-f]{32} \(payment\.completed\)/);
+    await page.goto(`${server.url}/demo/orders`);
     await expectAccessible(page, 'the orders page');
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('the store\'s webhook endpoint refuses a request that is not signed with its secret', async () => {
+    const body = JSON.stringify({ type: 'payment.completed', timestamp: new Date().toISOString(), data: { id: '0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33' } });
+    const stamp = String(Math.floor(Date.now() / 1000));
+    const forged = await fetch(`${server.url}/demo/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_forged', 'webhook-timestamp': stamp, 'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      body,
+    });
+    assert.equal(forged.status, 401);
+    assert.match(await forged.text(), /does not match/);
+    const unsigned = await fetch(`${server.url}/demo/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(unsigned.status, 401);
   });
 
   test('a forged checkout-paid event in the browser does not mark the order paid', async () => {
