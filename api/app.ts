@@ -8,6 +8,7 @@ import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.rout
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './http/merchant-auth.ts';
+import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
@@ -92,6 +93,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
+  app.use(methodNotAllowed(openApi.paths as Record<string, object>, '/v2'));
   app.use(notFoundHandler);
   app.use(errorHandler(services.logger));
   return app;

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'delivery-not-found'
   | 'webhook-limit-reached'
   | 'not-found'
+  | 'method-not-allowed'
   | 'insufficient-funds'
   | 'invalid-state'
   | 'duplicate-invoice'

@@ -146,8 +146,8 @@ describe('every error code of the contract', () => {
     for (const [method, path] of [
       ['GET', '/v2/nothing'],
       ['POST', '/v2/payments'],
-      ['DELETE', '/v2/payment'],
-      ['PUT', '/v2/withdrawal/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10'],
+      ['DELETE', '/v2/payment/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10/refund'],
+      ['PUT', '/v2/withdrawals/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10'],
       ['GET', '/v3/payment'],
     ]) {
       const response = await fetch(server.url + path!, { method: method!, headers: { 'API-KEY': shop.apiKey } });
@@ -312,5 +312,33 @@ describe('failed creates leave no row behind', () => {
     await api.post('/withdrawal', { amount: '1', asset: ETH, addressTo: ETH_ADDRESS.toLowerCase().replace('0x5', '0x6').replace('e7', 'E7'), invoice: 'refused-2' });
     await api.post('/withdrawal', { amount: '1', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'codes-1' });
     assert.deepEqual(await tableCounts(), before);
+  });
+});
+
+describe('405 method-not-allowed', () => {
+  test('a known path asked with another method answers 405 with Allow, an unknown path still 404', async () => {
+    const server405 = await startTestServer();
+    try {
+      const id = '6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10';
+      for (const [method, path, allow] of [
+        ['DELETE', `/v2/payment/${id}`, 'GET, HEAD'],
+        ['PUT', '/v2/payment', 'POST, GET, HEAD'],
+        ['GET', `/v2/withdrawal/${id}/approve`, 'POST'],
+        ['PATCH', `/v2/webhooks/${id}`, 'DELETE'],
+        ['POST', '/v2/assets', 'GET, HEAD'],
+        ['DELETE', `/v2/checkout/${id}/events`, 'GET, HEAD'],
+      ] as const) {
+        const response = await fetch(`${server405.api}${path.slice(3)}`, { method });
+        assert.equal(response.status, 405, `${method} ${path}`);
+        assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        assert.equal(body.error.code, 'method-not-allowed');
+        assert.equal(body.error.message, `${path} does not take ${method}; it takes ${allow}.`);
+      }
+      const unknown = await fetch(`${server405.api}/payments`, { method: 'DELETE' });
+      assert.equal(unknown.status, 404);
+    } finally {
+      await server405.close();
+    }
   });
 });
