@@ -3,6 +3,7 @@
  * canvas renderer nor anything else of it reaches the bundle. Pure: the payer page's server-side
  * HTML draws the same symbol.
  */
+// oxlint-disable-next-line triple-slash-reference -- an ambient module declaration for qrcode's untyped core, which an import cannot name
 /// <reference path="./qrcode-core.d.ts" />
 import { create } from 'qrcode/lib/core/qrcode.js';
 

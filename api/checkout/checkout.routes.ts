@@ -146,7 +146,8 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     scheduleExpiry();
     const closeChannel = () => {
       channel.dispose();
-      for (const stream of [...channel.streams]) stream.end();
+      // A copy: ending a stream removes it from the channel.
+      for (const stream of Array.from(channel.streams)) stream.end();
     };
     let disposed = false;
     channel.dispose = () => {

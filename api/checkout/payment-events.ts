@@ -16,7 +16,8 @@ export async function createPaymentEvents(db: Pick<Database, 'notify' | 'listen'
   function deliver(paymentId: string): void {
     // '*': the connection that carries other instances' changes was lost; anything may have moved.
     const sets = paymentId === '*' ? [...listeners.values()] : [listeners.get(paymentId)];
-    for (const set of sets) if (set) for (const listener of [...set]) listener();
+    // A copy of each set: a listener may unsubscribe while it runs.
+    for (const set of sets) if (set) for (const listener of Array.from(set)) listener();
   }
   await db.listen(CHANNEL, deliver);
 

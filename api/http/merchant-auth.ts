@@ -25,7 +25,6 @@ export interface MerchantGuards {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       /** The authenticated merchant. */

@@ -51,6 +51,7 @@ export function parseCollecting<S extends z.ZodType>(
   return result.success ? { data: result.data, errors: [] } : { data: undefined, errors: toFieldErrors(result.error) };
 }
 
+// oxlint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Without the u flag the pattern sees UTF-16 code units, so it finds halves of a surrogate pair
 // standing alone: JSON can carry them ("\ud800"), but UTF-8 cannot, so SQLite would store U+FFFD.

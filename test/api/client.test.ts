@@ -412,7 +412,7 @@ describe('idempotency and retries', () => {
       ...shop,
       retries: 2,
       fetch: async (input, init) => {
-        sent.push((init?.headers as Record<string, string>)['Idempotency-Key']!);
+        sent.push((init!.headers as Record<string, string>)['Idempotency-Key']!);
         const answer = await fetch(input, init);
         if (!dropped) {
           // The service stored the payment, but the answer never reached us.

@@ -21,7 +21,7 @@ const PAYOUT_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 
 describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs in the PostgreSQL half of the suite (TEST_DATABASE_URL)' }, () => {
   let dataDir: string;
-  let instances: ServerProcess[] = [];
+  const instances: ServerProcess[] = [];
   let keys: TestMerchant;
   let sql: pg.Client;
 

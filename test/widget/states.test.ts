@@ -53,7 +53,7 @@ describe('<crypto-checkout> states', () => {
 
     const tag = $(el, '[part~="dest-tag"]');
     expect(text(tag)).to.contain('Destination tag 4817').and.contain('Required');
-    expect(tag.querySelector('[part~="copy-button"]')).to.exist;
+    expect(tag.querySelector('[part~="copy-button"]')).to.not.equal(null);
     expect(partText(el, 'amount')).to.contain('25 XRP');
     expect($(el, 'a[href^="ripple:"]').getAttribute('href')).to.equal('ripple:rJr7jLSYYeGYeezsTCwSoRHYgQKEJzHq2K?dt=4817&amount=25');
     await expect(el).to.be.accessible();
