@@ -13,6 +13,7 @@ import { buildOpenApi } from './http/openapi.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
+import { staticFiles } from './http/static-files.ts';
 import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
@@ -88,8 +89,9 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/assets', assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);
-  app.use('/widget', express.static(path.join(DIST_DIR, 'widget'), { cacheControl: true, maxAge: 0, setHeaders: corsForScripts }));
-  app.use('/hosted', express.static(path.join(DIST_DIR, 'hosted'), { maxAge: 0 }));
+  // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
+  app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
+  app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
   app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
@@ -99,7 +101,3 @@ export function createApp(services: Services, options: AppOptions = {}): express
   return app;
 }
 
-// Merchant sites load the widget module from this origin.
-function corsForScripts(res: express.Response): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-}

@@ -1,37 +1,57 @@
 /**
- * The payer's download: the gzipped widget bundle, and everything the hosted page pulls in on a
- * first visit (the HTML, then every script, style sheet and image it references, following module
- * imports and CSS references), fetched from the running service and gzipped one by one.
+ * The payer's download, in bytes on the wire as a browser asking for `br, gzip` receives them: the
+ * widget bundle, and everything the hosted page pulls in on a first visit (the HTML, then every
+ * script, style sheet and image it references, following module imports and CSS references),
+ * fetched from the running service. Headers are not counted.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { DIST_DIR } from '../api/app.ts';
+import http from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /** The weight budget of both figures. */
 export const BUDGET_BYTES = 30 * 1024;
 
 /** One measured download. */
 export interface Weight {
-  /** Gzipped bytes, or undefined with `missing` saying why. */
-  gzipBytes?: number;
+  /** Bytes on the wire, or undefined with `missing` saying why. */
+  wireBytes?: number;
   missing?: string;
-  /** What was summed (URL or file, and its gzipped size). */
-  parts: Array<{ what: string; gzipBytes: number }>;
+  /** What was summed (URL, its bytes on the wire and how it was encoded). */
+  parts: Array<{ what: string; wireBytes: number; encoding: string }>;
   notes: string[];
 }
 
-function gzipSize(bytes: Uint8Array): number {
-  return gzipSync(bytes, { level: 9 }).length;
+interface Download {
+  status: number;
+  contentType: string;
+  encoding: string;
+  wireBytes: number;
+  /** The body as the browser sees it, decoded. */
+  body: Uint8Array;
 }
 
-/** The widget bundle as built. */
-export function widgetWeight(): Weight {
-  const file = path.join(DIST_DIR, 'widget', 'crypto-checkout.js');
-  if (!fs.existsSync(file)) return { missing: 'dist/widget/crypto-checkout.js is not built yet (npm run build)', parts: [], notes: [] };
-  const gzipBytes = gzipSize(fs.readFileSync(file));
-  const built = fs.statSync(file).mtime.toISOString();
-  return { gzipBytes, parts: [{ what: 'dist/widget/crypto-checkout.js', gzipBytes }], notes: [`built ${built}`] };
+/** A GET as a browser makes it (`Accept-Encoding: br, gzip`), counting the bytes that arrive. */
+function download(url: string): Promise<Download> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { 'Accept-Encoding': 'br, gzip' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const encoding = response.headers['content-encoding'] ?? 'identity';
+        const body = encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'gzip' ? gunzipSync(raw) : raw;
+        resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? '', encoding, wireBytes: raw.length, body });
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** The widget bundle as the service sends it. */
+export async function widgetWeight(serviceUrl: string): Promise<Weight> {
+  const got = await download(`${serviceUrl}/widget/crypto-checkout.js`);
+  if (got.status !== 200) return { missing: `GET /widget/crypto-checkout.js answered ${got.status} (npm run build)`, parts: [], notes: [] };
+  return { wireBytes: got.wireBytes, parts: [{ what: '/widget/crypto-checkout.js', wireBytes: got.wireBytes, encoding: got.encoding }], notes: [] };
 }
 
 const HTML_REFERENCES = [
@@ -73,33 +93,29 @@ function referencesIn(text: string, contentType: string, fromHtml: boolean): str
   return found.filter((ref) => ref !== '' && !ref.startsWith('data:') && !ref.startsWith('#'));
 }
 
-/** Everything a first visit of /pay?id=<id> downloads from the service, gzipped. */
+/** Everything a first visit of /pay?id=<id> downloads from the service, in bytes on the wire. */
 export async function hostedPageWeight(serviceUrl: string, paymentId: string): Promise<Weight> {
   const pageUrl = `${serviceUrl}/pay?id=${paymentId}`;
-  const first = await fetch(pageUrl);
-  if (!first.ok) {
-    await first.body?.cancel();
-    return { missing: `GET /pay?id=… answered ${first.status}: the hosted page is not served yet`, parts: [], notes: [] };
-  }
+  const first = await download(pageUrl);
+  if (first.status !== 200) return { missing: `GET /pay?id=… answered ${first.status}: the hosted page is not served yet`, parts: [], notes: [] };
   const origin = new URL(serviceUrl).origin;
   const parts: Weight['parts'] = [];
   const notes: string[] = [];
   const seen = new Set<string>();
-  const queue: Array<{ url: string; response?: Response }> = [{ url: pageUrl, response: first }];
+  const queue: Array<{ url: string; got?: Download }> = [{ url: pageUrl, got: first }];
   while (queue.length > 0) {
-    const { url, response: given } = queue.shift()!;
-    const response = given ?? (await fetch(url));
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const { url, got: given } = queue.shift()!;
+    const got = given ?? (await download(url));
     const what = url === pageUrl ? '/pay?id=…' : url.slice(origin.length);
-    if (!response.ok) {
-      notes.push(`${what} answered ${response.status}`);
+    if (got.status !== 200) {
+      notes.push(`${what} answered ${got.status}`);
       continue;
     }
-    parts.push({ what, gzipBytes: gzipSize(bytes) });
-    const contentType = response.headers.get('content-type') ?? '';
+    parts.push({ what, wireBytes: got.wireBytes, encoding: got.encoding });
+    const contentType = got.contentType;
     const isText = /html|javascript|css|svg|json/.test(contentType);
     if (!isText) continue;
-    for (const ref of referencesIn(new TextDecoder().decode(bytes), contentType, url === pageUrl)) {
+    for (const ref of referencesIn(new TextDecoder().decode(got.body), contentType, url === pageUrl)) {
       let resolved: URL;
       try {
         resolved = new URL(ref, url);
@@ -116,5 +132,5 @@ export async function hostedPageWeight(serviceUrl: string, paymentId: string): P
       queue.push({ url: resolved.href });
     }
   }
-  return { gzipBytes: parts.reduce((sum, p) => sum + p.gzipBytes, 0), parts, notes };
+  return { wireBytes: parts.reduce((sum, p) => sum + p.wireBytes, 0), parts, notes };
 }

@@ -38,8 +38,8 @@ function table(lines: string[][]): string {
 }
 
 function weightRow(label: string, weight: Weight, budget: number): string[] {
-  if (weight.gzipBytes === undefined) return [label, weight.missing ?? 'not measured', '', '', '', '', '', `≤ ${kib(budget)}`, 'not measured'];
-  return [label, `${kib(weight.gzipBytes)} gzip`, '', '', '', '', '', `≤ ${kib(budget)}`, met(weight.gzipBytes <= budget)];
+  if (weight.wireBytes === undefined) return [label, weight.missing ?? 'not measured', '', '', '', '', '', `≤ ${kib(budget)}`, 'not measured'];
+  return [label, `${kib(weight.wireBytes)} on the wire`, '', '', '', '', '', `≤ ${kib(budget)}`, met(weight.wireBytes <= budget)];
 }
 
 function commit(): string {
@@ -91,7 +91,7 @@ export function formatResults(results: Results): { table: string; markdown: stri
 
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const parts = (weight: Weight) =>
-    weight.parts.length === 0 ? `  - ${weight.missing ?? 'nothing'}` : weight.parts.map((p) => `  - ${p.what}: ${kib(p.gzipBytes)}`).concat(weight.notes.map((n) => `  - (${n})`)).join('\n');
+    weight.parts.length === 0 ? `  - ${weight.missing ?? 'nothing'}` : weight.parts.map((p) => `  - ${p.what}: ${kib(p.wireBytes)} (${p.encoding})`).concat(weight.notes.map((n) => `  - (${n})`)).join('\n');
   const markdown = `# Benchmark results
 
 Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; commit ${commit()}.
@@ -127,7 +127,8 @@ ${rendered}
   may differ), in the first column raw (req/s at 1k ÷ req/s at 100k), then the p50 and p99 growth.
 - Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with
   the address-pool worker: ${(peakRss.first / MB).toFixed(0)} MB; second start, 100k rows: ${(peakRss.second / MB).toFixed(0)} MB).
-- Weights are gzip level 9 of each file. The hosted page figure is GET /pay?id=… plus every same-origin
+- Weights are the bytes on the wire (bodies, not headers) of GETs sent with Accept-Encoding: br, gzip, as a
+  browser sends them: the build's precompressed brotli files, and the /pay HTML compressed per request. The hosted page figure is GET /pay?id=… plus every same-origin
   script, style sheet, image, preload and icon it references, following module imports (literal dynamic
   imports included) and CSS url()/@import, each fetched from the running service.
 

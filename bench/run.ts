@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     const listLarge = await measure('list, large table', 'list-large', service, reference, list.spec, READ_SHAPE);
     rows.push({ label: `GET /v2/payment, 2 filters, ${large.totalPayments.toLocaleString('en')} payments`, result: listLarge, target: 0.7 });
 
-    const widget = widgetWeight();
+    const widget = await widgetWeight(service.url);
     const hosted = await hostedPageWeight(service.url, paymentId);
     const peakSecond = peakRss(service.pid);
     await running.pop()!.stop();

@@ -1,5 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import { ApiError } from '../http/api-error.ts';
+import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { payPageCsp, renderNotFoundPage, renderPayPage } from './pay-page.ts';
 
@@ -19,8 +20,8 @@ export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limi
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }
-    if (page === undefined) res.status(404).send(renderNotFoundPage());
-    else res.send(page);
+    if (page === undefined) res.status(404);
+    sendCompressed(req, res, page ?? renderNotFoundPage());
   });
   return router;
 }
