@@ -35,11 +35,11 @@ const SOON_SECONDS = 300;
  * Light-DOM children are shown until the first answer from the server arrives (the hosted page
  * puts its server-rendered payment there, so it reads the same with JavaScript off).
  *
- * @fires checkout-status-change - {CheckoutStatusChangeEvent} The server reports another status (also the first one learned).
- * @fires checkout-paid - {CheckoutPaidEvent} The payment is COMPLETE.
- * @fires checkout-expired - {CheckoutExpiredEvent} The payment is EXPIRED.
- * @fires checkout-error - {CheckoutErrorEvent} The payment cannot be shown (not found, unreachable, unreadable).
- * @fires checkout-copy - {CheckoutCopyEvent} The payer copied the amount, address or destination tag.
+ * @fires {CheckoutStatusChangeEvent} checkout-status-change - The server reports another status (also the first one learned).
+ * @fires {CheckoutPaidEvent} checkout-paid - The payment is COMPLETE.
+ * @fires {CheckoutExpiredEvent} checkout-expired - The payment is EXPIRED.
+ * @fires {CheckoutErrorEvent} checkout-error - The payment cannot be shown (not found, unreachable, unreadable).
+ * @fires {CheckoutCopyEvent} checkout-copy - The payer copied the amount, address or destination tag.
  * @slot - Shown while the payment loads.
  * @csspart base - The wrapper.
  * @csspart status - Status title and explanation.

@@ -6,6 +6,7 @@
  * schedule for more than three days, with the same `webhook-id`; a 410 disables the endpoint.
  */
 import { randomUUID } from 'node:crypto';
+import { DatabaseUnavailable } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
@@ -156,8 +157,18 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
 
     /** Polls for due events until the returned function is called (which waits for the run under way). */
     start(): () => Promise<void> {
+      let quietUntil = 0;
       const tick = () => {
-        void this.run().catch((err) => logger.error({ err }, 'webhook dispatch failed; it will be retried'));
+        void this.run().catch((err) => {
+          // A database outage fails every poll the same way: said once a minute, not twice a second.
+          if (err instanceof DatabaseUnavailable) {
+            if (Date.now() < quietUntil) return;
+            quietUntil = Date.now() + 60_000;
+            logger.warn({ cause: err.message }, 'webhook dispatch waits for the database; events stay queued');
+            return;
+          }
+          logger.error({ err }, 'webhook dispatch failed; it will be retried');
+        });
       };
       const timer = setInterval(tick, POLL_MS);
       // Events queued here go out as soon as their transaction has had time to commit.
