@@ -86,7 +86,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
-  app.use('/v2/assets', assetRoutes(services.registry));
+  app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).

@@ -15,15 +15,15 @@ export const CheckoutOutput = z
     addressTo: z.string(),
     destTag: z.string().nullable(),
     paymentUri: z.string(),
-    confirmsNeeded: z.number().int(),
-    timeout: z.number().int(),
+    confirmsNeeded: z.number().int().min(1),
+    timeout: z.number().int().min(0),
     expiresAt: Timestamp,
     createdAt: Timestamp,
     invoice: z.string().nullable(),
     checkoutUrl: z.string().nullable(),
     merchant: z.object({ name: z.string(), siteUrl: z.string().nullable(), logoUrl: z.string().nullable() }),
     transactions: z.array(
-      z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int(), date: Timestamp, late: z.boolean() }),
+      z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int().min(0), date: Timestamp, late: z.boolean() }),
     ),
     serverTime: Timestamp.meta({ description: 'The server clock when this view was made, to run the countdown against.' }),
   })

@@ -43,7 +43,7 @@ export const AssetOutput = z
     network: z.string(),
     name: z.string(),
     logoUrl: z.url(),
-    decimals: z.number().int().meta({ description: 'Extension: fractional digits of every amount in this asset.' }),
+    decimals: z.number().int().min(0).meta({ description: 'Extension: fractional digits of every amount in this asset.' }),
   })
   .meta({ id: 'Asset' });
 
@@ -54,7 +54,7 @@ export const MerchantOutput = z
     name: z.string(),
     siteUrl: z.string().nullable(),
     logoUrl: z.string().nullable(),
-    email: z.string().nullable(),
+    email: z.email().nullable(),
   })
   .meta({ id: 'Merchant' });
 

@@ -1,35 +1,42 @@
 /**
  * @module The OpenAPI 3.1 document, generated from the very zod schemas that validate requests
- * and describe responses, so the document and the behaviour cannot drift apart.
+ * and describe responses, so the document and the behaviour cannot drift apart. Every operation
+ * lists each status it can answer with and, for errors, the codes that status carries there; the
+ * document passes `redocly lint` with the recommended rules (npm test runs it).
  */
 import { z } from 'zod';
 import { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import { AssetListOutput } from '../networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from '../payments/payment.schema.ts';
-import { MineBlocksInput, SimulatedTransactionInput } from '../simulator/simulator.schema.ts';
+import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from '../simulator/simulator.schema.ts';
 import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookEventOutput, WebhookOutput } from '../webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from '../withdrawals/withdrawal.schema.ts';
 import { ErrorOutput } from './common.schema.ts';
 
 type JsonObject = Record<string, unknown>;
+/** The error statuses of one operation, each with the codes it carries there. */
+type Failures = Partial<Record<number, string>>;
 
-const SIMULATOR_SCHEMAS: z.ZodType[] = [SimulatedTransactionInput, MineBlocksInput];
+const SIMULATOR_SCHEMAS: z.ZodType[] = [SimulatedTransactionInput, MineBlocksInput, SimulatedTransactionOutput, DroppedTransactionOutput, MinedBlocksOutput];
 
 const ref = (schema: z.ZodType): JsonObject => ({ $ref: `#/components/schemas/${(schema.meta() as { id: string }).id}` });
 const json = (schema: JsonObject) => ({ 'application/json': { schema } });
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_DESCRIPTIONS[s], content: json(ref(ErrorOutput)) }]));
+const errors = (failures: Failures) =>
+  Object.fromEntries(Object.entries(failures).map(([status, description]) => [status, { description, content: json(ref(ErrorOutput)) }]));
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset',
-  401: 'missing-api-key, invalid-api-key, missing-signature or invalid-signature',
-  404: 'payment-not-found / withdrawal-not-found / webhook-not-found / delivery-not-found (also for another merchant\'s id)',
-  409: 'invalid-state, duplicate-invoice or webhook-limit-reached; idempotency-key-in-use while the first request with the same Idempotency-Key still runs',
-  413: 'payload-too-large (over 64 KiB)',
-  415: 'unsupported-media-type',
-  422: 'insufficient-funds; idempotency-key-reused when the Idempotency-Key was used with other bytes',
-  429: 'rate-limited (per API key on merchant routes, per client address on public ones); `Retry-After` says when to try again',
-  503: 'database-unavailable: try again after `Retry-After` seconds',
+// What every operation that reads the database can answer, whoever calls it.
+const ALWAYS: Failures = {
+  500: 'internal-error: something unexpected; the answer carries no detail (the log has it, under the X-Request-Id)',
+  503: 'database-unavailable (PostgreSQL unreachable) or storage-unavailable (the SQLite file cannot be written): try again after `Retry-After` seconds',
+};
+const LIMITED: Failures = { 429: 'rate-limited: over the per-minute limit; `Retry-After` says when to try again' };
+const BY_KEY: Failures = { 401: 'missing-api-key or invalid-api-key', ...LIMITED, ...ALWAYS };
+const SIGNED: Failures = { ...BY_KEY, 401: 'missing-api-key, invalid-api-key, missing-signature or invalid-signature (X-HMAC over the exact body bytes)' };
+const JSON_BODY: Failures = { 413: 'payload-too-large: the body is over 64 KiB', 415: 'unsupported-media-type: send Content-Type: application/json (UTF-8)' };
+const RAW_BODY: Failures = { 413: 'payload-too-large: the body is over 64 KiB' };
+const IDEMPOTENT = {
+  409: 'idempotency-key-in-use: the first request with this Idempotency-Key is still running',
+  422: 'idempotency-key-reused: this Idempotency-Key came with other bytes before',
 };
 
 // Sent on every POST; its first answer is replayed, with `Idempotent-Replayed: true`, for 24 hours.
@@ -46,6 +53,8 @@ function queryParameters(schema: z.ZodObject): JsonObject[] {
   return Object.entries(schema.shape).map(([name, field]) => {
     const fieldSchema = z.toJSONSchema(field as z.ZodType, { io: 'input', unrepresentable: 'any' }) as JsonObject;
     delete fieldSchema.$schema;
+    // page and limit arrive as strings and are read as whole numbers: documented as the integers they are.
+    if (fieldSchema.type === 'integer') delete fieldSchema.pattern;
     const isArray = fieldSchema.type === 'array';
     return {
       name,
@@ -62,11 +71,17 @@ function signedBody(schema: z.ZodType) {
   return { required: true, content: json(ref(schema)) };
 }
 
-const idParameter = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${what} id.` });
+const uuidParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description });
+const idParameter = (what: string) => uuidParameter('id', `The ${what} id.`);
 const list = (item: z.ZodType) => ({
   type: 'object',
   required: ['data', 'page', 'limit', 'total'],
-  properties: { data: { type: 'array', items: ref(item) }, page: { type: 'integer' }, limit: { type: 'integer' }, total: { type: 'integer' } },
+  properties: {
+    data: { type: 'array', items: ref(item) },
+    page: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1 },
+    total: { type: 'integer', minimum: 0 },
+  },
 });
 
 /** Builds the document; `simulator` adds the dev endpoints. */
@@ -78,124 +93,213 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
   }
   // Without the simulator its routes do not exist, and neither do their bodies.
   if (!options.simulator) for (const schema of SIMULATOR_SCHEMAS) delete components.schemas[(schema.meta() as { id: string }).id];
-  const merchantOnly = { security: [{ apiKey: [] }] };
+  const byKey = { security: [{ apiKey: [] }] };
   const signed = { security: [{ apiKey: [], hmac: [] }] };
+  const open = { security: [] };
   const paths: JsonObject = {
     '/payment': {
       post: {
+        operationId: 'createPayment',
         summary: 'Create a payment',
         ...signed,
         parameters: [idempotencyKeyParameter],
         requestBody: signedBody(CreatePaymentInput),
-        responses: { 200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
+        responses: {
+          200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) },
+          ...errors({ 400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset', ...SIGNED, ...IDEMPOTENT, ...JSON_BODY }),
+        },
       },
       get: {
+        operationId: 'listPayments',
         summary: 'List payments, newest first',
-        ...merchantOnly,
+        ...byKey,
         parameters: queryParameters(ListPaymentsQuery),
-        responses: { 200: { description: 'One page.', content: json(list(PaymentOutput)) }, ...errors(400, 401, 429, 503) },
+        responses: { 200: { description: 'One page.', content: json(list(PaymentOutput)) }, ...errors({ 400: 'validation-failed: a filter, page or limit out of range', ...BY_KEY }) },
       },
     },
     '/payment/{id}': {
-      get: { summary: 'Get a payment', ...merchantOnly, parameters: [idParameter('payment')], responses: { 200: { description: 'The payment.', content: json(ref(PaymentOutput)) }, ...errors(401, 404, 429, 503) } },
+      get: {
+        operationId: 'getPayment',
+        summary: 'Get a payment',
+        ...byKey,
+        parameters: [idParameter('payment')],
+        responses: { 200: { description: 'The payment.', content: json(ref(PaymentOutput)) }, ...errors({ 404: 'payment-not-found (also for another merchant\'s id)', ...BY_KEY }) },
+      },
     },
     '/withdrawal': {
       post: {
+        operationId: 'createWithdrawal',
         summary: 'Create a withdrawal (reserves the amount)',
         ...signed,
         parameters: [idempotencyKeyParameter],
         requestBody: signedBody(CreateWithdrawalInput),
-        responses: { 200: { description: 'The new withdrawal, OPEN.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
+        responses: {
+          200: { description: 'The new withdrawal, OPEN.', content: json(ref(WithdrawalOutput)) },
+          ...errors({
+            400: 'validation-failed (every bad field in `details`, the address checked for its network), invalid-json or unsupported-asset',
+            ...SIGNED,
+            409: 'duplicate-invoice (invoices are unique per merchant), or idempotency-key-in-use',
+            422: 'insufficient-funds (the available balance is short), or idempotency-key-reused',
+            ...JSON_BODY,
+          }),
+        },
       },
       get: {
+        operationId: 'listWithdrawals',
         summary: 'List withdrawals, newest first',
-        ...merchantOnly,
+        ...byKey,
         parameters: queryParameters(ListWithdrawalsQuery),
-        responses: { 200: { description: 'One page.', content: json(list(WithdrawalOutput)) }, ...errors(400, 401, 429, 503) },
+        responses: { 200: { description: 'One page.', content: json(list(WithdrawalOutput)) }, ...errors({ 400: 'validation-failed: a filter, page or limit out of range', ...BY_KEY }) },
       },
     },
     '/withdrawal/{id}': {
-      get: { summary: 'Get a withdrawal', ...merchantOnly, parameters: [idParameter('withdrawal')], responses: { 200: { description: 'The withdrawal.', content: json(ref(WithdrawalOutput)) }, ...errors(401, 404, 429, 503) } },
+      get: {
+        operationId: 'getWithdrawal',
+        summary: 'Get a withdrawal',
+        ...byKey,
+        parameters: [idParameter('withdrawal')],
+        responses: { 200: { description: 'The withdrawal.', content: json(ref(WithdrawalOutput)) }, ...errors({ 404: 'withdrawal-not-found (also for another merchant\'s id)', ...BY_KEY }) },
+      },
     },
     '/withdrawal/{id}/approve': {
       post: {
+        operationId: 'approveWithdrawal',
         summary: 'Extension: approve an OPEN withdrawal and send it',
         ...signed,
         parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
         requestBody: signedBody(WithdrawalActionInput),
-        responses: { 200: { description: 'The withdrawal, APPROVED, with txnId once broadcast.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409, 422, 429, 503) },
+        responses: {
+          200: { description: 'The withdrawal, APPROVED, with txnId once broadcast.', content: json(ref(WithdrawalOutput)) },
+          ...errors({
+            400: 'validation-failed (the body must be `{}`) or invalid-json',
+            ...SIGNED,
+            404: 'withdrawal-not-found',
+            409: 'invalid-state (only an OPEN withdrawal can be approved), or idempotency-key-in-use',
+            422: IDEMPOTENT[422],
+            ...JSON_BODY,
+          }),
+        },
       },
     },
     '/withdrawal/{id}/cancel': {
       post: {
+        operationId: 'cancelWithdrawal',
         summary: 'Extension: cancel an OPEN withdrawal (releases the reservation)',
         ...signed,
         parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
         requestBody: signedBody(WithdrawalActionInput),
-        responses: { 200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) }, ...errors(400, 401, 404, 409, 422, 429, 503) },
+        responses: {
+          200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) },
+          ...errors({
+            400: 'validation-failed (the body must be `{}`) or invalid-json',
+            ...SIGNED,
+            404: 'withdrawal-not-found',
+            409: 'invalid-state (only an OPEN withdrawal can be cancelled), or idempotency-key-in-use',
+            422: IDEMPOTENT[422],
+            ...JSON_BODY,
+          }),
+        },
       },
     },
     '/assets': {
       get: {
-        summary: 'Extension: the served assets (public, CORS open), with confirmations needed and withdrawal fees',
-        responses: { 200: { description: 'Every asset/network pair this service accepts and pays out.', content: json(ref(AssetListOutput)) } },
+        operationId: 'listAssets',
+        summary: 'Extension: the served assets (public, CORS open), with confirmations needed, withdrawal fees and minimums',
+        ...open,
+        responses: {
+          200: { description: 'Every asset/network pair this service accepts and pays out.', content: json(ref(AssetListOutput)) },
+          ...errors({ 429: 'rate-limited: over the per-minute limit of this client address; `Retry-After` says when to try again', 500: ALWAYS[500] }),
+        },
       },
     },
     '/balance': {
-      get: { summary: 'Extension: balances per asset', ...merchantOnly, responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(401, 429, 503) } },
+      get: {
+        operationId: 'getBalance',
+        summary: 'Extension: balances per asset',
+        ...byKey,
+        responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(BY_KEY) },
+      },
     },
     '/webhooks': {
       post: {
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint (Standard Webhooks 1.0); the answer shows its signing secret, once',
         ...signed,
         parameters: [idempotencyKeyParameter],
         requestBody: signedBody(CreateWebhookInput),
-        responses: { 200: { description: 'The endpoint, with `secret`.', content: json(ref(CreatedWebhookOutput)) }, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
+        responses: {
+          200: { description: 'The endpoint, with `secret`.', content: json(ref(CreatedWebhookOutput)) },
+          ...errors({
+            400: 'validation-failed (a bad URL, one that is not allowed here, or an unknown event type) or invalid-json',
+            ...SIGNED,
+            409: 'webhook-limit-reached (20 endpoints per merchant), or idempotency-key-in-use',
+            422: IDEMPOTENT[422],
+            ...JSON_BODY,
+          }),
+        },
       },
       get: {
+        operationId: 'listWebhooks',
         summary: 'List webhook endpoints (no secrets)',
-        ...merchantOnly,
-        responses: { 200: { description: 'Every endpoint of the merchant.', content: json(list(WebhookOutput)) }, ...errors(401, 429, 503) },
+        ...byKey,
+        responses: { 200: { description: 'Every endpoint of the merchant.', content: json(list(WebhookOutput)) }, ...errors(BY_KEY) },
       },
     },
     '/webhooks/{id}': {
       delete: {
+        operationId: 'deleteWebhook',
         summary: 'Remove a webhook endpoint (X-HMAC over the empty body)',
         ...signed,
         parameters: [idParameter('webhook endpoint')],
-        responses: { 204: { description: 'Removed; nothing more is sent to it.' }, ...errors(401, 404, 429, 503) },
+        responses: { 204: { description: 'Removed; nothing more is sent to it.' }, ...errors({ ...SIGNED, 404: 'webhook-not-found', ...RAW_BODY }) },
       },
     },
     '/webhooks/{id}/deliveries': {
       get: {
+        operationId: 'listWebhookDeliveries',
         summary: 'The delivery log of an endpoint: every attempt, newest first',
-        ...merchantOnly,
+        ...byKey,
         parameters: [idParameter('webhook endpoint'), ...queryParameters(ListDeliveriesQuery)],
-        responses: { 200: { description: 'One page of attempts.', content: json(list(WebhookDeliveryOutput)) }, ...errors(400, 401, 404, 429, 503) },
+        responses: {
+          200: { description: 'One page of attempts.', content: json(list(WebhookDeliveryOutput)) },
+          ...errors({ 400: 'validation-failed: page or limit out of range', ...BY_KEY, 404: 'webhook-not-found' }),
+        },
       },
     },
     '/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
       post: {
+        operationId: 'redeliverWebhook',
         summary: 'Send an attempt\'s event again now, as a new attempt with the same webhook-id (X-HMAC over the body sent, usually empty)',
         ...signed,
-        parameters: [idParameter('webhook endpoint'), { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'An attempt id from the delivery log.' }],
-        responses: { 200: { description: 'The new attempt; a 2xx answer enables an endpoint a 410 disabled.', content: json(ref(WebhookDeliveryOutput)) }, ...errors(401, 404, 429, 503) },
+        parameters: [idParameter('webhook endpoint'), uuidParameter('deliveryId', 'An attempt id from the delivery log.')],
+        responses: {
+          200: { description: 'The new attempt; a 2xx answer enables an endpoint a 410 disabled.', content: json(ref(WebhookDeliveryOutput)) },
+          ...errors({ ...SIGNED, 404: 'webhook-not-found or delivery-not-found', ...RAW_BODY }),
+        },
       },
     },
     '/checkout/{id}': {
       get: {
+        operationId: 'getCheckout',
         summary: 'Extension: the payer-safe view of a payment (public, CORS open, ETag)',
+        ...open,
         parameters: [idParameter('payment')],
-        responses: { 200: { description: 'The view.', content: json(ref(CheckoutOutput)) }, 304: { description: 'Not modified (If-None-Match).' }, ...errors(404, 429, 503) },
+        responses: {
+          200: { description: 'The view.', content: json(ref(CheckoutOutput)) },
+          304: { description: 'Not modified (If-None-Match).' },
+          ...errors({ 404: 'payment-not-found', 429: 'rate-limited: over the per-minute limit of this client address', ...ALWAYS }),
+        },
       },
     },
     '/checkout/{id}/events': {
       get: {
+        operationId: 'streamCheckoutEvents',
         summary: 'Extension: server-sent `payment` events with the checkout view on every change; closes after COMPLETE or EXPIRED',
+        ...open,
         parameters: [idParameter('payment')],
         responses: {
           200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-          ...errors(404, 429, 503),
+          ...errors({ 404: 'payment-not-found', 429: 'rate-limited: over the per-minute limit, or too many open streams from this address or on this instance', ...ALWAYS }),
         },
       },
     },
@@ -203,23 +307,38 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
   if (options.simulator) {
     paths['/dev/transactions'] = {
       post: {
+        operationId: 'simulateTransaction',
         summary: 'Simulator: a payer sends a transaction (unauthenticated; never in production)',
+        ...open,
         requestBody: { required: true, content: json(ref(SimulatedTransactionInput)) },
-        responses: { 200: { description: 'The simulated transaction, with its txnId.' }, ...errors(400) },
+        responses: {
+          200: { description: 'The simulated transaction, with its txnId.', content: json(ref(SimulatedTransactionOutput)) },
+          ...errors({ 400: 'validation-failed, invalid-json or unsupported-asset', ...JSON_BODY, ...ALWAYS }),
+        },
       },
     };
     paths['/dev/transactions/{txnId}/drop'] = {
       post: {
+        operationId: 'dropSimulatedTransaction',
         summary: 'Simulator: drop an unconfirmed payer transaction from the mempool',
-        parameters: [{ name: 'txnId', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { 200: { description: 'Dropped.' }, ...errors(404, 409) },
+        ...open,
+        parameters: [{ name: 'txnId', in: 'path', required: true, schema: { type: 'string' }, description: 'The simulated transaction id.' }],
+        responses: {
+          200: { description: 'Dropped.', content: json(ref(DroppedTransactionOutput)) },
+          ...errors({ 404: 'not-found: no such transaction in a mempool', 409: 'invalid-state: only an unconfirmed payer transaction can be dropped', ...ALWAYS }),
+        },
       },
     };
     paths['/dev/blocks'] = {
       post: {
+        operationId: 'mineBlocks',
         summary: 'Simulator: mine blocks, adding confirmations',
+        ...open,
         requestBody: { required: true, content: json(ref(MineBlocksInput)) },
-        responses: { 200: { description: 'New heights.' }, ...errors(400) },
+        responses: {
+          200: { description: 'New heights.', content: json(ref(MinedBlocksOutput)) },
+          ...errors({ 400: 'validation-failed (an unknown network, a count out of range) or invalid-json', ...JSON_BODY, ...ALWAYS }),
+        },
       },
     };
   }
@@ -228,10 +347,12 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
     info: {
       title: 'Crypto checkout API',
       version: '2',
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
       description:
-        'Payments and withdrawals for merchants. Every merchant endpoint needs the API-KEY header; POSTs also X-HMAC, the lowercase or uppercase hex HMAC-SHA256 of the exact body bytes keyed with the secret key, and may carry an Idempotency-Key. Amounts are decimal strings. Rate-limited routes answer with `RateLimit-Policy` and `RateLimit` headers (IETF httpapi draft) and, past the limit, 429 rate-limited with Retry-After; the payer event stream is also capped per client address and per instance (429 as well).',
+        'Payments and withdrawals for merchants. Every merchant endpoint needs the API-KEY header; POSTs (and DELETE) also X-HMAC, the lowercase or uppercase hex HMAC-SHA256 of the exact body bytes keyed with the secret key, and POSTs may carry an Idempotency-Key. Amounts are decimal strings. Rate-limited routes answer with `RateLimit-Policy` and `RateLimit` headers (IETF httpapi draft) and, past the limit, 429 rate-limited with Retry-After; the payer event stream is also capped per client address and per instance (429 as well). A known path asked with a method it does not take answers 405 method-not-allowed with `Allow`.',
     },
-    servers: [{ url: `${options.publicUrl}/v2` }],
+    // Relative to this document (/v2/openapi.json), so it names whatever address the service is reached at.
+    servers: [{ url: '/v2', description: `This service (${options.publicUrl}/v2 as configured)` }],
     components: {
       ...components,
       securitySchemes: {
@@ -246,9 +367,14 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         type,
         {
           post: {
+            operationId: `${type.replace(/[.-](\w)/g, (_m, c: string) => c.toUpperCase())}Event`,
             summary: `${type}: signed with webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks 1.0)`,
+            ...open,
             requestBody: { required: true, content: json(ref(WebhookEventOutput)) },
-            responses: { 200: { description: 'Any 2xx within 15 s acknowledges it; anything else is retried for more than three days, and 410 disables the endpoint.' } },
+            responses: {
+              200: { description: 'Any 2xx within 15 s acknowledges it; anything else is retried for more than three days.' },
+              410: { description: 'Gone: the endpoint is disabled and receives nothing more.' },
+            },
           },
         },
       ]),

@@ -7,7 +7,7 @@ export const AssetListOutput = z
   .object({
     data: z.array(
       AssetOutput.extend({
-        confirmsNeeded: z.number().int().meta({ description: 'Confirmations a payment on this network needs.' }),
+        confirmsNeeded: z.number().int().min(1).meta({ description: 'Confirmations a payment on this network needs.' }),
         withdrawalFee: z.string().meta({ description: 'Network fee taken from each withdrawal amount.' }),
         minWithdrawal: z.string().meta({ description: "The smallest withdrawal amount accepted: the fee plus the network's dust limit (at least one smallest unit)." }),
       }),

@@ -49,7 +49,7 @@ export const PaymentTransactionOutput = z
     addressFrom: z.string(),
     addressTo: z.string(),
     date: Timestamp.meta({ description: 'When the service first saw the transaction.' }),
-    confirmations: z.number().int().meta({ description: 'Extension: confirmations, counted up to confirmsNeeded (a transaction that has them is final and no longer followed).' }),
+    confirmations: z.number().int().min(0).meta({ description: 'Extension: confirmations, counted up to confirmsNeeded (a transaction that has them is final and no longer followed).' }),
     late: z.boolean().meta({ description: 'Extension: first seen after the payment expired; credited, but does not complete it.' }),
   })
   .meta({ id: 'PaymentTransaction' });
@@ -63,8 +63,8 @@ export const PaymentOutput = z
     totalReceivedAmount: z.string(),
     asset: AssetOutput,
     addressTo: z.string(),
-    confirmsNeeded: z.number().int(),
-    timeout: z.number().int().meta({ description: 'Seconds from creation to expiry.' }),
+    confirmsNeeded: z.number().int().min(1),
+    timeout: z.number().int().min(0).meta({ description: 'Seconds from creation to expiry.' }),
     checkoutUrl: z.string().nullable(),
     status: z.enum(PAYMENT_STATUSES),
     customer: Customer.nullable(),

@@ -76,7 +76,7 @@ export const WebhookDeliveryOutput = z
     eventId: z.string().meta({ description: 'The event\'s `webhook-id`, the same on every attempt.' }),
     type: z.enum(WEBHOOK_EVENT_TYPES),
     attempt: z.number().int().min(1).meta({ description: 'Which attempt at this event this was, from 1.' }),
-    statusCode: z.number().int().nullable().meta({ description: 'The endpoint\'s HTTP status; null when no answer came.' }),
+    statusCode: z.number().int().min(100).max(599).nullable().meta({ description: 'The endpoint\'s HTTP status; null when no answer came.' }),
     durationMs: z.number().int().min(0),
     error: z.string().nullable().meta({ description: 'What went wrong; null when the endpoint answered 2xx.' }),
     createdAt: Timestamp,

@@ -66,7 +66,7 @@ export const WithdrawalOutput = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
     fee: z.string().meta({ description: 'Extension: the network fee taken from amount.' }),
-    confirmations: z.number().int().meta({ description: 'Extension: confirmations of the payout transaction, counted up to the network\'s confirmations needed.' }),
+    confirmations: z.number().int().min(0).meta({ description: 'Extension: confirmations of the payout transaction, counted up to the network\'s confirmations needed.' }),
   })
   .meta({ id: 'Withdrawal' });
 /** The withdrawal record as the API returns it. */

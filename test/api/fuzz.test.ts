@@ -788,6 +788,19 @@ describe('fuzzing every endpoint', () => {
     for (const [route, statuses] of [...tally].sort()) {
       if (route.startsWith('GET') || route.startsWith('POST /v2/')) t.diagnostic(`${route}: ${[...statuses].sort().map(([status, n]) => `${n}×${status}`).join(' ')}`);
     }
+    // Every status an operation answered is one its OpenAPI document lists (a request to a path or
+    // method the document does not have is a 404 or 405 of no operation, and is not checked).
+    const doc = (await (await fetch(`${server.api}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const undocumented: string[] = [];
+    for (const [route, statuses] of tally) {
+      const [method, routePath] = route.split(' ') as [string, string];
+      if (!routePath.startsWith('/v2/')) continue;
+      const template = routePath.slice(3).replace(/^\/dev\/transactions\/:id/, '/dev/transactions/{txnId}').replace(/:id/g, '{id}');
+      const operation = doc.paths[template]?.[method.toLowerCase()];
+      if (!operation) continue;
+      for (const status of statuses.keys()) if (!(String(status) in operation.responses)) undocumented.push(`${route} answered ${status}`);
+    }
+    assert.deepEqual(undocumented, [], 'statuses the API sent that its OpenAPI document does not list');
     const health = await fetch(`${server.url}/health`);
     assert.equal(health.status, 200, 'the server still answers after the run');
   });

@@ -1,6 +1,12 @@
 /** GET /v2/openapi.json: an OpenAPI 3.1 document that lists every endpoint and describes what the API really answers. */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { z } from 'zod';
 import { CheckoutOutput } from '../../api/checkout/checkout.schema.ts';
 import { PaymentOutput } from '../../api/payments/payment.schema.ts';
@@ -111,11 +117,58 @@ function assertDocumented(method: string, path: string, response: { status: numb
   }
 }
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+
+/** Runs a tool to completion: its exit code and everything it printed. */
+async function run(file: string, args: string[], cwd = ROOT): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(file, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (err) {
+    const failed = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+describe('integrators\' tools on the served document', () => {
+  let dir: string;
+  let file: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-served-'));
+    file = path.join(dir, 'openapi.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('redocly lint (recommended rules, each an error) finds nothing', async () => {
+    const result = await run(bin('redocly'), ['lint', file, '--format=stylish']);
+    assert.equal(result.code, 0, result.output);
+    assert.match(result.output, /Your API description is valid/);
+  });
+
+  test('swagger-typescript-api generates a client that type-checks, one method per operationId', async () => {
+    const generated = await run(bin('swagger-typescript-api'), ['generate', '--path', file, '--output', dir, '--name', 'client.ts']);
+    assert.equal(generated.code, 0, generated.output);
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'preserve', moduleResolution: 'bundler', strict: true, noEmit: true, lib: ['ES2022', 'DOM'], types: [], skipLibCheck: true }, files: ['client.ts'] }),
+    );
+    const checked = await run(bin('tsc'), ['-p', path.join(dir, 'tsconfig.json')]);
+    assert.equal(checked.code, 0, checked.output);
+    const client = fs.readFileSync(path.join(dir, 'client.ts'), 'utf8');
+    const operationIds = Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((o) => (o as { operationId?: string }).operationId));
+    assert.equal(new Set(operationIds).size, operationIds.length, 'operationIds are unique');
+    for (const id of operationIds) assert.match(client, new RegExp(`\\b${id}: \\(`), `a ${id} method`);
+  });
+});
+
 describe('the document', () => {
-  test('is OpenAPI 3.1, public, with the server URL and both security schemes', async () => {
+  test('is OpenAPI 3.1, public, with the server URL (relative to the document) and both security schemes', async () => {
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '2');
-    assert.deepEqual(doc.servers, [{ url: server.api }]);
+    assert.deepEqual(doc.servers, [{ url: '/v2', description: `This service (${server.api} as configured)` }]);
+    assert.equal(new URL(doc.servers[0]!.url, `${server.api}/openapi.json`).href, server.api);
     assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'API-KEY' });
     assert.equal(doc.components.securitySchemes.hmac!.name, 'X-HMAC');
     const response = await fetch(`${server.api}/openapi.json`, { headers: { Origin: 'https://tools.example' } });

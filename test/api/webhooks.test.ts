@@ -428,3 +428,36 @@ describe('production address rules', () => {
 function createSealed(target: TestServer, endpointId: string): string {
   return target.services.webhookSecrets.seal('whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0', endpointId);
 }
+
+describe('the OpenAPI document of the webhook operations', () => {
+  test('lists every status their error paths answer', async () => {
+    const doc = (await (await fetch(`${server.api}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const keys = await server.createMerchant('Docs Shop');
+    const client = merchantApi(server, keys);
+    const endpoint = (await client.post('/webhooks', { url: `${receiver.url}/docs` })).body;
+    const unknown = '0b7f0a57-5c4e-4d9b-8a52-4b2c0f1e9d33';
+    const huge = JSON.stringify({ url: `${receiver.url}/${'x'.repeat(70_000)}` });
+    const raw = (method: string, path: string, init: RequestInit = {}) => fetch(`${server.api}${path}`, { method, ...init }).then((r) => r.status);
+    const checks: Array<[string, string, Promise<number>]> = [
+      ['post', '/webhooks', raw('POST', '/webhooks', { headers: { 'API-KEY': keys.apiKey, 'Content-Type': 'application/json' }, body: '{}' })],
+      ['post', '/webhooks', raw('POST', '/webhooks', { headers: { 'API-KEY': keys.apiKey, 'Content-Type': 'text/plain' }, body: '{}' })],
+      ['post', '/webhooks', raw('POST', '/webhooks', { headers: { 'API-KEY': keys.apiKey, 'Content-Type': 'application/json' }, body: huge })],
+      ['post', '/webhooks', client.send('POST', '/webhooks', '{').then((r) => r.status)],
+      ['post', '/webhooks', client.post('/webhooks', { url: 'nope' }).then((r) => r.status)],
+      ['get', '/webhooks', raw('GET', '/webhooks')],
+      ['delete', '/webhooks/{id}', client.send('DELETE', `/webhooks/${unknown}`).then((r) => r.status)],
+      ['delete', '/webhooks/{id}', raw('DELETE', `/webhooks/${endpoint.id}`, { headers: { 'API-KEY': keys.apiKey } })],
+      ['get', '/webhooks/{id}/deliveries', client.get(`/webhooks/${unknown}/deliveries`).then((r) => r.status)],
+      ['get', '/webhooks/{id}/deliveries', client.get(`/webhooks/${endpoint.id}/deliveries?page=-1`).then((r) => r.status)],
+      ['post', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', client.send('POST', `/webhooks/${endpoint.id}/deliveries/${unknown}/redeliver`).then((r) => r.status)],
+      ['post', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', raw('POST', `/webhooks/${endpoint.id}/deliveries/${unknown}/redeliver`, { headers: { 'API-KEY': keys.apiKey } })],
+    ];
+    const seen = new Set<string>();
+    for (const [method, path, pending] of checks) {
+      const status = await pending;
+      seen.add(String(status));
+      assert.ok(String(status) in doc.paths[path]![method]!.responses, `${method.toUpperCase()} ${path} answered ${status}, which the document does not list`);
+    }
+    assert.deepEqual([...seen].sort(), ['400', '401', '404', '413', '415']);
+  });
+});
