@@ -4,6 +4,7 @@
  * `<crypto-checkout>` as light-DOM children, which the element shows until its live view is
  * ready. Every value from the payment (merchant name, invoice, URLs) is escaped here.
  */
+import { createHash } from 'node:crypto';
 import {
   amountText,
   httpUrl,
@@ -34,11 +35,28 @@ export function escapeHtml(value: string): string {
 }
 
 /**
- * The page's Content-Security-Policy: scripts and styles only from this origin as files (no
- * inline script, no eval; Lit's constructed stylesheets are not inline styles), images from here,
- * the service's public origin, data: and https:, connections only back here, and no framing.
+ * The page's style sheet, written into the page (a linked one holds up the first paint by a round
+ * trip) and allowed by the CSP through its hash, so no other inline style can apply.
  */
-export function payPageCsp(publicUrl: string): string {
+export interface InlineStyles {
+  css: string;
+  /** `'sha256-…'` of exactly `css`, for the CSP. */
+  hash: string;
+}
+
+/** The built style sheet as the page inlines it, or undefined when it is not built (the page links it then). */
+export function inlineStylesOf(css: string | undefined): InlineStyles | undefined {
+  if (css === undefined || css.includes('</')) return undefined;
+  return { css, hash: `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'` };
+}
+
+/**
+ * The page's Content-Security-Policy: scripts only from this origin as files (no inline script, no
+ * eval; Lit's constructed stylesheets are not inline styles), styles from this origin or the one
+ * inline style sheet whose hash it names, images from here, the service's public origin, data: and
+ * https:, connections only back here, and no framing.
+ */
+export function payPageCsp(publicUrl: string, styles?: InlineStyles): string {
   let publicOrigin = '';
   try {
     publicOrigin = new URL(publicUrl).origin;
@@ -48,7 +66,7 @@ export function payPageCsp(publicUrl: string): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self'${styles ? ` ${styles.hash}` : ''}`,
     `img-src 'self'${publicOrigin ? ` ${publicOrigin}` : ''} data: https:`,
     "connect-src 'self'",
     "base-uri 'none'",
@@ -57,7 +75,7 @@ export function payPageCsp(publicUrl: string): string {
   ].join('; ');
 }
 
-function page(options: { title: string; body: string; refresh: boolean; scripts: boolean }): string {
+function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; styles: InlineStyles | undefined }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -67,7 +85,7 @@ function page(options: { title: string; body: string; refresh: boolean; scripts:
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(options.title)}</title>
-<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">
+${options.styles ? `<style>${options.styles.css}</style>` : `<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
 ${options.scripts ? `<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n<script type="module" src="${PAY_PAGE_ASSETS.script}"></script>\n` : ''}${options.refresh ? `<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
 <body>
 <main class="page">
@@ -123,7 +141,7 @@ function merchantHeader(view: CheckoutView): string {
 }
 
 /** The payer page for a payment, as the server sees it now. */
-export function renderPayPage(payment: CheckoutOutput): string {
+export function renderPayPage(payment: CheckoutOutput, styles?: InlineStyles): string {
   const view: CheckoutView = payment;
   const final = isFinalStatus(view.status);
   const back = final ? httpUrl(view.checkoutUrl) : undefined;
@@ -138,13 +156,13 @@ ${back ? `<p><a class="pay-button" href="${escapeHtml(back)}">Return to ${escape
 ${final ? '' : `<noscript><p class="pay-small">This page reloads every ${NO_SCRIPT_REFRESH_SECONDS} seconds to show the latest status.</p></noscript>`}
 </div>
 </crypto-checkout>`;
-  return page({ title: `${statusTitle(view)} · ${view.merchant.name}`, body, refresh: !final, scripts: true });
+  return page({ title: `${statusTitle(view)} · ${view.merchant.name}`, body, refresh: !final, scripts: true, styles });
 }
 
 /** The friendly page for an unknown or malformed payment id. */
-export function renderNotFoundPage(): string {
+export function renderNotFoundPage(styles?: InlineStyles): string {
   const body = `<div class="pay" data-status="error">
 <div class="pay-status"><h1>Payment not found</h1><p>This payment link is not valid, or the payment no longer exists. Check the link you were given, or ask the shop for a new one.</p></div>
 </div>`;
-  return page({ title: 'Payment not found', body, refresh: false, scripts: false });
+  return page({ title: 'Payment not found', body, refresh: false, scripts: false, styles });
 }

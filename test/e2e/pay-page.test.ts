@@ -4,7 +4,7 @@
  * transaction and blocks, and the page reaching COMPLETE live, without a reload.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,8 +14,12 @@ import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-me
 import { launchBrowser } from '../helpers/browser.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 
+// {styles} is the hash of the page's one inline style sheet (the built pay.css, inlined so that it
+// does not hold up the first paint).
 const EXPECTED_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' {origin} data: https:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self' {styles}; img-src 'self' {origin} data: https:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAY_CSS = fs.readFileSync(path.join(DIST_DIR, 'hosted', 'pay.css'), 'utf8');
+const STYLES_HASH = `'sha256-${createHash('sha256').update(PAY_CSS, 'utf8').digest('base64')}'`;
 
 /** The few browser APIs the page probes touch (this program is type-checked without the DOM library). */
 interface ProbeNode {
@@ -136,7 +140,10 @@ describe('hosted payer page /pay', () => {
 
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
-    assert.equal(response.headers.get('content-security-policy'), EXPECTED_CSP.replace('{origin}', server.url));
+    assert.equal(response.headers.get('content-security-policy'), EXPECTED_CSP.replace('{origin}', server.url).replace('{styles}', STYLES_HASH));
+    // The built style sheet, inline and byte for byte what the CSP hash allows; no other style element.
+    assert.deepEqual(html.match(/<style>[\s\S]*?<\/style>/g), [`<style>${PAY_CSS}</style>`]);
+    assert.ok(!html.includes('rel="stylesheet"'));
     assert.equal(response.headers.get('cache-control'), 'no-store');
     assert.ok(html.includes(`<crypto-checkout payment-id="${payment.id}">`));
     assert.ok(html.includes('Waiting for payment'));
