@@ -1,13 +1,12 @@
 /** createApp: the whole HTTP surface over the services, without listening (tests use port 0). */
 import express, { type Router } from 'express';
-import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { balanceRoutes } from './balance/balance.routes.ts';
 import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.routes.ts';
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
-import { inlineStylesOf } from './checkout/pay-page.ts';
+import { loadPageAssets } from './checkout/page-assets.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './http/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -35,15 +34,6 @@ export const DIST_DIR = path.join(findProjectRoot(path.dirname(fileURLToPath(imp
  */
 export function applyServerTimeouts(options: http.ServerOptions): http.ServerOptions {
   return { ...options, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 5_000 };
-}
-
-/** A built file's text, or undefined before `npm run build`. */
-function readBuilt(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /** Options for parts that tests or main configure. */
@@ -103,7 +93,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
-  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, inlineStylesOf(readBuilt(path.join(DIST_DIR, 'hosted', 'pay.css')))));
+  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, loadPageAssets(DIST_DIR)));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
   app.use(methodNotAllowed(openApi.paths as Record<string, object>, '/v2'));

@@ -47,11 +47,30 @@ function download(url: string): Promise<Download> {
   });
 }
 
-/** The widget bundle as the service sends it. */
-export async function widgetWeight(serviceUrl: string): Promise<Weight> {
-  const got = await download(`${serviceUrl}/widget/crypto-checkout.js`);
-  if (got.status !== 200) return { missing: `GET /widget/crypto-checkout.js answered ${got.status} (npm run build)`, parts: [], notes: [] };
-  return { wireBytes: got.wireBytes, parts: [{ what: '/widget/crypto-checkout.js', wireBytes: got.wireBytes, encoding: got.encoding }], notes: [] };
+/** The widget bundle as the service sends it, with the language chunk `languageChunk` (a path) if one is given. */
+export async function widgetWeight(serviceUrl: string, languageChunk?: string): Promise<Weight> {
+  const parts: Weight['parts'] = [];
+  for (const file of ['/widget/crypto-checkout.js', ...(languageChunk ? [languageChunk] : [])]) {
+    const got = await download(`${serviceUrl}${file}`);
+    if (got.status !== 200) return { missing: `GET ${file} answered ${got.status} (npm run build)`, parts: [], notes: [] };
+    parts.push({ what: file, wireBytes: got.wireBytes, encoding: got.encoding });
+  }
+  return { wireBytes: parts.reduce((sum, p) => sum + p.wireBytes, 0), parts, notes: [] };
+}
+
+/** The heaviest first visit of /pay over every language, and the widget with the heaviest language chunk. */
+export async function heaviestWeights(serviceUrl: string, paymentId: string, locales: readonly string[]): Promise<{ widget: Weight; hosted: Weight }> {
+  let hosted: Weight | undefined;
+  let chunk: { path: string; bytes: number } | undefined;
+  for (const locale of locales) {
+    const weight = await hostedPageWeight(serviceUrl, paymentId, locale);
+    if (weight.wireBytes === undefined) return { widget: weight, hosted: weight };
+    if (!hosted || weight.wireBytes > hosted.wireBytes!) hosted = { ...weight, notes: [...weight.notes, `the heaviest of ${locales.length} languages: ${locale}`] };
+    for (const part of weight.parts) {
+      if (part.what.startsWith('/widget/locales/') && (!chunk || part.wireBytes > chunk.bytes)) chunk = { path: part.what, bytes: part.wireBytes };
+    }
+  }
+  return { widget: await widgetWeight(serviceUrl, chunk?.path), hosted: hosted! };
 }
 
 const HTML_REFERENCES = [
@@ -61,12 +80,9 @@ const HTML_REFERENCES = [
   /<(?:img|source)\b[^>]*\bsrcset\s*=\s*["']([^"']+)["']/gi,
 ];
 const LINK_RELS_LOADED = /\brel\s*=\s*["'][^"']*\b(stylesheet|modulepreload|preload|icon|apple-touch-icon|manifest)\b/i;
-// Static imports and re-exports, side-effect imports, and literal dynamic imports (counted too:
-// a budget should not depend on which branch the page takes).
-const JS_REFERENCES = [
-  /\b(?:import|export)\s*(?:[\w*${}\s,]+?\s*from\s*)?["']([^"']+)["']/g,
-  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
-];
+// Static imports and re-exports, and side-effect imports. Not dynamic imports: the widget imports
+// each language's chunk on demand, and the page preloads (so this counts) the one it shows.
+const JS_REFERENCES = [/\b(?:import|export)\s*(?:[\w*${}\s,]+?\s*from\s*)?["']([^"']+)["']/g];
 const CSS_REFERENCES = [/@import\s+(?:url\()?\s*["']?([^"')\s;]+)/g, /url\(\s*["']?([^"')]+?)["']?\s*\)/g];
 
 function referencesIn(text: string, contentType: string, fromHtml: boolean): string[] {
@@ -93,9 +109,9 @@ function referencesIn(text: string, contentType: string, fromHtml: boolean): str
   return found.filter((ref) => ref !== '' && !ref.startsWith('data:') && !ref.startsWith('#'));
 }
 
-/** Everything a first visit of /pay?id=<id> downloads from the service, in bytes on the wire. */
-export async function hostedPageWeight(serviceUrl: string, paymentId: string): Promise<Weight> {
-  const pageUrl = `${serviceUrl}/pay?id=${paymentId}`;
+/** Everything a first visit of /pay?id=<id>&lang=<locale> downloads from the service, in bytes on the wire. */
+export async function hostedPageWeight(serviceUrl: string, paymentId: string, locale = 'en'): Promise<Weight> {
+  const pageUrl = `${serviceUrl}/pay?id=${paymentId}&lang=${locale}`;
   const first = await download(pageUrl);
   if (first.status !== 200) return { missing: `GET /pay?id=… answered ${first.status}: the hosted page is not served yet`, parts: [], notes: [] };
   const origin = new URL(serviceUrl).origin;

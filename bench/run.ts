@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/helpers/server-process.ts';
 import { compare, type Comparison, type LoadShape } from './load.ts';
-import { BUDGET_BYTES, hostedPageWeight, widgetWeight } from './page-weight.ts';
+import { LOCALES } from '../widget/i18n/locales.ts';
+import { BUDGET_BYTES, heaviestWeights } from './page-weight.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, peakRss, startReference, startService } from './processes.ts';
 import { formatResults, type Row } from './report.ts';
@@ -156,8 +157,7 @@ async function main(): Promise<void> {
     const listLarge = await measure('list, large table', 'list-large', service, reference, list.spec, READ_SHAPE);
     rows.push({ label: `GET /v2/payment, 2 filters, ${large.totalPayments.toLocaleString('en')} payments`, result: listLarge, target: 0.7 });
 
-    const widget = await widgetWeight(service.url);
-    const hosted = await hostedPageWeight(service.url, paymentId);
+    const { widget, hosted } = await heaviestWeights(service.url, paymentId, LOCALES);
     const peakSecond = peakRss(service.pid);
     await running.pop()!.stop();
 

@@ -3,6 +3,8 @@
  * payload. Pure and DOM-free, so the widget and the payer page's server-side HTML say the same.
  */
 import type { CheckoutAsset, CheckoutTransaction, CheckoutView } from './checkout-view.ts';
+import type { Locale } from './i18n/locales.ts';
+import { formatDecimal, formatDurationWords, type Messages } from './i18n/messages.ts';
 
 /** Drops trailing fractional zeros of a decimal string ("0.01000000" → "0.01"); no float involved. */
 export function trimAmount(amount: string): string {
@@ -10,9 +12,12 @@ export function trimAmount(amount: string): string {
   return amount.replace(/0+$/, '').replace(/\.$/, '');
 }
 
-/** An amount with its ticker, as wallets show it: "0.006 BTC". */
-export function amountText(amount: string, asset: Pick<CheckoutAsset, 'short'>): string {
-  return `${trimAmount(amount)} ${asset.short}`;
+/**
+ * An amount with its ticker, as wallets show it: "0.006 BTC", with the locale's digit grouping and
+ * decimal mark (for reading only: what is copied and what the QR encodes stays the exact string).
+ */
+export function amountText(amount: string, asset: Pick<CheckoutAsset, 'short'>, locale: Locale = 'en'): string {
+  return `${formatDecimal(locale, trimAmount(amount))} ${asset.short}`;
 }
 
 /**
@@ -45,71 +50,62 @@ export function isPartlyPaid(view: Pick<CheckoutView, 'status' | 'amount' | 'amo
 }
 
 /** A short title for the payment's state. */
-export function statusTitle(view: CheckoutView): string {
+export function statusTitle(view: CheckoutView, m: Messages): string {
   switch (view.status) {
     case 'OPEN':
-      return isPartlyPaid(view) ? 'Partly paid' : 'Waiting for payment';
+      return isPartlyPaid(view) ? m.partlyPaid : m.waiting;
     case 'CONFIRMING':
-      return 'Payment received';
+      return m.paymentReceived;
     case 'COMPLETE':
-      return 'Payment complete';
+      return m.paymentComplete;
     case 'EXPIRED':
-      return 'Payment expired';
+      return m.paymentExpired;
   }
 }
 
 /** One or two sentences that tell the payer what happened and what to do. */
-export function statusDetail(view: CheckoutView): string {
+export function statusDetail(view: CheckoutView, m: Messages): string {
   const merchant = view.merchant.name;
-  const received = amountText(view.totalReceivedAmount, view.asset);
+  const amount = (value: string) => amountText(value, view.asset, m.locale);
+  const network = networkName(view.asset.network);
   switch (view.status) {
     case 'OPEN':
-      return isPartlyPaid(view)
-        ? `${received} has arrived. Send the remaining ${amountText(view.amountDue, view.asset)} to the same address to complete the payment.`
-        : `Send exactly ${amountText(view.amountDue, view.asset)} on the ${networkName(view.asset.network)} network to the address below.`;
+      return isPartlyPaid(view) ? m.sendRemaining(amount(view.totalReceivedAmount), amount(view.amountDue)) : m.sendExactly(amount(view.amountDue), network);
     case 'CONFIRMING':
-      return `The full amount has arrived. The ${networkName(view.asset.network)} network needs ${confirmationsText(view.confirmsNeeded)} before ${merchant} can accept it; this page updates by itself.`;
+      return m.confirming(network, m.confirmations(view.confirmsNeeded), merchant);
     case 'COMPLETE':
-      return `${merchant} has received ${received}. Thank you!`;
+      return m.completed(merchant, amount(view.totalReceivedAmount));
     case 'EXPIRED': {
-      if (!isPositive(view.totalReceivedAmount)) {
-        return `This payment request expired. Do not send anything to this address; ask ${merchant} for a new payment link.`;
-      }
+      if (!isPositive(view.totalReceivedAmount)) return m.expiredEmpty(merchant);
       const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
       const onTime = sum(false);
       const late = sum(true);
-      const arrived = [
-        isPositive(onTime) ? `${amountText(onTime, view.asset)} arrived in time` : '',
-        isPositive(late) ? `${amountText(late, view.asset)} ${isPositive(onTime) ? '' : 'arrived '}after it expired` : '',
-      ]
-        .filter(Boolean)
-        .join(' and ');
-      return `This request for ${amountText(view.amount, view.asset)} expired before the full amount arrived. ${arrived}: contact ${merchant} about it, and do not send more to this address.`;
+      const arrived = [isPositive(onTime) ? m.arrivedInTime(amount(onTime)) : '', isPositive(late) ? m.arrivedLate(amount(late)) : ''].filter(Boolean);
+      return m.expiredPartial(amount(view.amount), listText(m.locale, arrived), merchant);
     }
   }
+}
+
+/** Items joined as the language joins a list ("a and b", "a et b", "a و b"). */
+export function listText(locale: Locale, items: readonly string[]): string {
+  return new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' }).format(items);
 }
 
 /**
  * What to tell a payer whose transactions the network dropped before they confirmed (replaced,
  * double-spent or never mined): they no longer count, which is why more is asked for again.
  */
-export function droppedText(dropped: readonly CheckoutTransaction[], view: Pick<CheckoutView, 'asset'>): string | undefined {
+export function droppedText(dropped: readonly CheckoutTransaction[], view: Pick<CheckoutView, 'asset'>, m: Messages): string | undefined {
   if (dropped.length === 0) return undefined;
   const network = networkName(view.asset.network);
-  const amounts = dropped.map((t) => amountText(t.receivedAmount, view.asset));
-  return dropped.length === 1
-    ? `The ${amounts[0]} sent earlier was dropped by the ${network} network before it confirmed, so it does not count.`
-    : `The transactions of ${amounts.join(', ')} sent earlier were dropped by the ${network} network before they confirmed, so they do not count.`;
-}
-
-function confirmationsText(count: number): string {
-  return count === 1 ? '1 confirmation' : `${count} confirmations`;
+  const amounts = dropped.map((t) => amountText(t.receivedAmount, view.asset, m.locale));
+  return dropped.length === 1 ? m.droppedOne(amounts[0]!, network) : m.droppedMany(listText(m.locale, amounts), network);
 }
 
 /** A transaction's progress: "1 of 2 confirmations" or "Confirmed". */
-export function transactionProgress(transaction: CheckoutTransaction, confirmsNeeded: number): string {
-  if (transaction.confirmations >= confirmsNeeded) return 'Confirmed';
-  return `${transaction.confirmations} of ${confirmationsText(confirmsNeeded)}`;
+export function transactionProgress(transaction: CheckoutTransaction, confirmsNeeded: number, m: Messages): string {
+  if (transaction.confirmations >= confirmsNeeded) return m.confirmed;
+  return m.progress(transaction.confirmations, confirmsNeeded);
 }
 
 /** A long transaction id shortened for display: first and last eight characters. */
@@ -126,16 +122,9 @@ export function durationText(totalSeconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-/** Time left in words for screen readers: "59 minutes 32 seconds". */
-export function durationWords(totalSeconds: number): string {
-  const seconds = Math.max(0, Math.floor(totalSeconds));
-  const parts: Array<[number, string]> = [
-    [Math.floor(seconds / 3600), 'hour'],
-    [Math.floor((seconds % 3600) / 60), 'minute'],
-    [seconds % 60, 'second'],
-  ];
-  const words = parts.filter(([n]) => n > 0).map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
-  return words.length > 0 ? words.join(' ') : '0 seconds';
+/** Time left in words for screen readers: "59 minutes, 32 seconds", in the locale. */
+export function durationWords(totalSeconds: number, locale: Locale = 'en'): string {
+  return formatDurationWords(locale, totalSeconds);
 }
 
 // Wallet URI schemes a link may open; anything else (javascript:, data:, a bare address) gets no link.

@@ -21,6 +21,9 @@ import { CopyController } from './controllers/copy.controller.ts';
 import { CountdownController } from './controllers/countdown.controller.ts';
 import { styles } from './crypto-checkout.styles.ts';
 import { checkoutEvent, type CopyField } from './events.ts';
+import { ENGLISH, loadMessages } from './i18n/load-messages.ts';
+import { directionOf, type Locale, lookupLocale, matchLocale } from './i18n/locales.ts';
+import { formatDecimal, type Messages } from './i18n/messages.ts';
 import { type QrSymbol, qrSymbol } from './qr-code.ts';
 
 /** Where the API lives when `api-base` is not given: the origin that served this script. */
@@ -66,6 +69,10 @@ const SOON_SECONDS = 300;
  * @cssprop --checkout-font-family-mono - Font of addresses and ids.
  * @cssprop --checkout-qr-size - Largest width of the QR code.
  * @cssprop --checkout-max-width - Largest width of the element.
+ *
+ * The language is the `lang` attribute's (one of en, es, pt-BR, fr, de, ru, tr, ar, zh-CN, ja, hi,
+ * id, matched by BCP 47 lookup), else the browser's first supported one, else English; Arabic is
+ * laid out right to left. Only the chosen language is downloaded.
  */
 export class CryptoCheckout extends LitElement {
   static override styles = styles;
@@ -74,7 +81,10 @@ export class CryptoCheckout extends LitElement {
     paymentId: { type: String, attribute: 'payment-id' },
     apiBase: { type: String, attribute: 'api-base' },
     theme: { type: String, reflect: true },
+    lang: { type: String, reflect: true },
     view: { state: true },
+    messages: { state: true },
+    loadedFor: { state: true },
     problem: { state: true },
     announcement: { state: true },
   };
@@ -85,7 +95,13 @@ export class CryptoCheckout extends LitElement {
   declare apiBase: string;
   /** Forces the light or dark palette; without it the element follows prefers-color-scheme. */
   declare theme: 'light' | 'dark' | undefined;
+  /** The payer's language, like "ja" or "pt-BR"; changing it re-renders in that language. */
+  declare lang: string;
   private declare view: CheckoutView | undefined;
+  // The messages of the language shown, and the language they were loaded for.
+  private declare messages: Messages;
+  private declare loadedFor: Locale;
+  private messagesFor: Locale = 'en';
   private declare problem: SyncProblem | undefined;
   private declare announcement: string;
 
@@ -95,7 +111,7 @@ export class CryptoCheckout extends LitElement {
   });
   private readonly countdown = new CountdownController(this, {
     elapsed: () => this.sync.refresh(),
-    milestone: (mark) => this.announce(`${durationWords(mark)} left to pay.`),
+    milestone: (mark) => this.announce(this.messages.timeLeftAnnouncement(durationWords(mark, this.messages.locale))),
   });
   private readonly clipboard = new CopyController(this);
   // Transactions listed earlier that later views no longer hold (dropped by the network).
@@ -108,6 +124,14 @@ export class CryptoCheckout extends LitElement {
     this.paymentId = '';
     this.apiBase = DEFAULT_API_BASE;
     this.announcement = '';
+    this.messages = ENGLISH;
+    this.loadedFor = 'en';
+  }
+
+  /** The language to show: the lang attribute's, else the browser's, else English. */
+  private get locale(): Locale {
+    const asked = this.lang ? lookupLocale(this.lang) : undefined;
+    return asked ?? matchLocale(typeof navigator === 'undefined' ? [] : navigator.languages);
   }
 
   /** The payment as last reported by the server (read-only; replaced wholesale on every update). */
@@ -116,6 +140,16 @@ export class CryptoCheckout extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    const locale = this.locale;
+    if (locale !== this.messagesFor) {
+      this.messagesFor = locale;
+      void loadMessages(locale).then((messages) => {
+        // Another language may have been asked for while this one loaded.
+        if (this.messagesFor !== locale) return;
+        this.messages = messages;
+        this.loadedFor = locale;
+      });
+    }
     if (changed.has('paymentId') || changed.has('apiBase')) {
       this.view = undefined;
       this.dropped = [];
@@ -136,8 +170,9 @@ export class CryptoCheckout extends LitElement {
     this.problem = undefined;
     if (view.status === 'OPEN') this.countdown.start(view.expiresAt, view.serverTime);
     else this.countdown.stop();
-    const change = previous ? changeMessage(previous, view) : undefined;
-    const message = gone.length > 0 ? [droppedText(gone, view), change].filter(Boolean).join(' ') : change;
+    const m = this.messages;
+    const change = previous ? changeMessage(previous, view, m) : undefined;
+    const message = gone.length > 0 ? [droppedText(gone, view, m), change].filter(Boolean).join(' ') : change;
     if (message) this.announce(message);
     if (previous?.status === view.status) return;
     // Listeners see the new state rendered.
@@ -151,7 +186,7 @@ export class CryptoCheckout extends LitElement {
     const repeated = this.problem?.code === problem.code;
     this.problem = problem;
     if (repeated) return;
-    if (problem.code !== 'network' || !this.view) this.announce(problemText(problem).title);
+    if (problem.code !== 'network' || !this.view) this.announce(problemText(problem, this.messages).title);
     await this.updateComplete;
     this.dispatchEvent(checkoutEvent('checkout-error', { code: problem.code, message: problem.message }));
   }
@@ -164,13 +199,14 @@ export class CryptoCheckout extends LitElement {
     });
   }
 
-  private async handleCopy(field: CopyField, value: string, label: string): Promise<void> {
+  private async handleCopy(field: CopyField, value: string): Promise<void> {
+    const m = this.messages;
     if (await this.clipboard.copy(field, value)) {
-      this.announce(`${label} copied.`);
+      this.announce({ amount: m.amountCopied, address: m.addressCopied, destTag: m.destinationTagCopied }[field]);
       this.dispatchEvent(checkoutEvent('checkout-copy', { field, value }));
     } else {
       this.selectValue(field);
-      this.announce(`Could not copy the ${label.toLowerCase()}. It is selected: copy it with your device's copy command.`);
+      this.announce(m.copyFailed);
     }
   }
 
@@ -190,10 +226,15 @@ export class CryptoCheckout extends LitElement {
     return this.qr.symbol;
   }
 
-  private renderCopyButton(field: CopyField, value: string, label: string): TemplateResult {
+  // The visible word is part of the accessible name ("Copy" in "Copy address"), in every language.
+  private renderCopyButton(field: CopyField, value: string): TemplateResult {
+    const m = this.messages;
     const copied = this.clipboard.copied === field;
-    return html`<button type="button" class="copy" part="copy-button" ?data-copied=${copied} @click=${() => this.handleCopy(field, value, label)}>
-      ${copied ? 'Copied' : 'Copy'}<span class="visually-hidden"> ${label.toLowerCase()}</span>
+    const label = copied
+      ? { amount: m.amountCopied, address: m.addressCopied, destTag: m.destinationTagCopied }[field]
+      : { amount: m.copyAmount, address: m.copyAddress, destTag: m.copyDestinationTag }[field];
+    return html`<button type="button" class="copy" part="copy-button" aria-label=${label} ?data-copied=${copied} @click=${() => this.handleCopy(field, value)}>
+      ${copied ? m.copied : m.copy}
     </button>`;
   }
 
@@ -203,7 +244,7 @@ export class CryptoCheckout extends LitElement {
       ${logo ? html`<img class="merchant-logo" src=${logo} alt="" referrerpolicy="no-referrer" @error=${hideImage} />` : nothing}
       <div class="merchant-text">
         <p class="merchant-name">${view.merchant.name}</p>
-        ${view.invoice ? html`<p class="small merchant-invoice">Invoice ${view.invoice}</p>` : nothing}
+        ${view.invoice ? html`<p class="small merchant-invoice">${around(this.messages.invoice, view.invoice)}</p>` : nothing}
       </div>
     </div>`;
   }
@@ -219,8 +260,11 @@ export class CryptoCheckout extends LitElement {
   }
 
   private renderPayable(view: CheckoutView): TemplateResult {
+    const m = this.messages;
     const { asset } = view;
+    // Copied and encoded exactly; shown in the language's digit grouping and decimal mark.
     const due = trimAmount(view.amountDue);
+    const shownDue = formatDecimal(m.locale, due);
     const qr = this.qrFor(view.paymentUri);
     const wallet = walletHref(view.paymentUri);
     const network = networkName(asset.network);
@@ -228,30 +272,30 @@ export class CryptoCheckout extends LitElement {
       <div part="amount" class="amount">
         <img class="asset-logo" src=${asset.logoUrl} alt="" @error=${hideImage} />
         <div class="amount-text">
-          <span class="label">${isPartlyPaid(view) ? 'Still to pay' : 'Amount to pay'}</span>
-          <span class="amount-value" ?data-long=${due.length > LONG_AMOUNT}>${due} ${asset.short}</span>
-          <span class="small">${asset.name} on the ${network} network</span>
+          <span class="label">${isPartlyPaid(view) ? m.stillToPay : m.amountToPay}</span>
+          <span class="amount-value" dir="ltr" ?data-long=${shownDue.length > LONG_AMOUNT}>${shownDue} ${asset.short}</span>
+          <span class="small">${m.assetOnNetwork(asset.name, network)}</span>
         </div>
-        ${this.renderCopyButton('amount', due, 'Amount')}
+        ${this.renderCopyButton('amount', due)}
       </div>
       <figure part="qr-code" class="qr">
-        <svg role="img" aria-label=${`QR code to pay ${due} ${asset.short} from a wallet app`} viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges">
+        <svg role="img" aria-label=${m.qrLabel(`${shownDue} ${asset.short}`)} viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges">
           <path fill="#000000" d=${qr.path}></path>
         </svg>
       </figure>
-      ${wallet ? html`<a class="button primary" href=${wallet}>Open in wallet</a>` : nothing}
+      ${wallet ? html`<a class="button primary" href=${wallet}>${m.openInWallet}</a>` : nothing}
       <div part="address" class="field">
-        <span class="label">${network} address</span>
-        <code class="value" data-value="address">${view.addressTo}</code>
-        ${this.renderCopyButton('address', view.addressTo, 'Address')}
+        <span class="label">${m.addressOn(network)}</span>
+        <code class="value" dir="ltr" data-value="address">${view.addressTo}</code>
+        ${this.renderCopyButton('address', view.addressTo)}
       </div>
       ${view.destTag === null
         ? nothing
         : html`<div part="address dest-tag" class="field">
-            <span class="label">Destination tag</span>
-            <code class="value" data-value="destTag">${view.destTag}</code>
-            ${this.renderCopyButton('destTag', view.destTag, 'Destination tag')}
-            <p class="field-note">Required: without this tag the payment cannot be matched to your order.</p>
+            <span class="label">${m.destinationTag}</span>
+            <code class="value" dir="ltr" data-value="destTag">${view.destTag}</code>
+            ${this.renderCopyButton('destTag', view.destTag)}
+            <p class="field-note">${m.destinationTagNote}</p>
           </div>`}
       ${this.renderTimer()}
     `;
@@ -260,16 +304,16 @@ export class CryptoCheckout extends LitElement {
   private renderTimer(): TemplateResult | typeof nothing {
     const seconds = this.countdown.secondsLeft;
     if (seconds === undefined) return nothing;
-    if (seconds === 0) return html`<p part="timer" class="timer" role="timer" data-soon>Time is up. Checking with the server…</p>`;
+    if (seconds === 0) return html`<p part="timer" class="timer" role="timer" data-soon>${this.messages.timeUp}</p>`;
     return html`<p part="timer" class="timer" role="timer" ?data-soon=${seconds <= SOON_SECONDS}>
-      <span>Time left to pay</span> <span class="timer-value">${durationText(seconds)}</span>
+      <span>${this.messages.timeLeft}</span> <span class="timer-value" dir="ltr">${durationText(seconds)}</span>
     </p>`;
   }
 
   private renderTransactions(view: CheckoutView): TemplateResult | typeof nothing {
     if (view.transactions.length === 0) return nothing;
     return html`<section part="transactions" class="transactions" aria-labelledby="transactions-title">
-      <h3 id="transactions-title" class="label">Received</h3>
+      <h3 id="transactions-title" class="label">${this.messages.receivedHeading}</h3>
       <ul>
         ${view.transactions.map((txn) => this.renderTransaction(txn, view))}
       </ul>
@@ -277,32 +321,34 @@ export class CryptoCheckout extends LitElement {
   }
 
   private renderTransaction(txn: CheckoutTransaction, view: CheckoutView): TemplateResult {
+    const m = this.messages;
     const done = txn.confirmations >= view.confirmsNeeded;
     const dots = view.confirmsNeeded <= 12 ? Array.from({ length: view.confirmsNeeded }, (_, i) => i < txn.confirmations) : [];
     return html`<li class="txn">
-      <span class="txn-amount">${amountText(txn.receivedAmount, view.asset)}</span>
-      <span class="txn-progress" ?data-done=${done}>${transactionProgress(txn, view.confirmsNeeded)}</span>
+      <span class="txn-amount" dir="ltr">${amountText(txn.receivedAmount, view.asset, m.locale)}</span>
+      <span class="txn-progress" ?data-done=${done}>${transactionProgress(txn, view.confirmsNeeded, m)}</span>
       ${dots.length > 1 ? html`<span class="dots" aria-hidden="true">${dots.map((on) => html`<span class="dot" ?data-on=${on}></span>`)}</span>` : nothing}
-      <span class="txn-id small">Transaction <code title=${txn.txnId}>${shortTxnId(txn.txnId)}</code></span>
-      ${txn.late ? html`<span class="txn-late">Arrived after the payment expired</span>` : nothing}
+      <span class="txn-id small">${m.transaction} <code dir="ltr" title=${txn.txnId}>${shortTxnId(txn.txnId)}</code></span>
+      ${txn.late ? html`<span class="txn-late">${m.arrivedAfterExpiry}</span>` : nothing}
     </li>`;
   }
 
   private renderReturnLink(view: CheckoutView): TemplateResult | typeof nothing {
     const href = httpUrl(view.checkoutUrl);
     if (!href) return nothing;
-    return html`<a class="button primary" part="return-link" href=${href}>Return to ${view.merchant.name}</a>`;
+    return html`<a class="button primary" part="return-link" href=${href}>${this.messages.returnTo(view.merchant.name)}</a>`;
   }
 
   private renderView(view: CheckoutView): TemplateResult {
-    const title = statusTitle(view);
-    const dropped = view.status === 'COMPLETE' ? undefined : droppedText(this.dropped, view);
-    const detail = dropped ? `${dropped} ${statusDetail(view)}` : statusDetail(view);
+    const m = this.messages;
+    const title = statusTitle(view, m);
+    const dropped = view.status === 'COMPLETE' ? undefined : droppedText(this.dropped, view, m);
+    const detail = dropped ? `${dropped} ${statusDetail(view, m)}` : statusDetail(view, m);
     const reconnecting = this.sync.connection === 'reconnecting';
     return html`
       ${this.renderHeader(view)}
       ${this.renderStatus(title, detail, STATUS_ICONS[view.status])}
-      ${reconnecting ? html`<p class="notice">Live updates are interrupted. Reconnecting…</p>` : nothing}
+      ${reconnecting ? html`<p class="notice">${m.reconnecting}</p>` : nothing}
       ${view.status === 'OPEN' ? this.renderPayable(view) : nothing}
       ${this.renderTransactions(view)}
       ${view.status === 'COMPLETE' || view.status === 'EXPIRED' ? this.renderReturnLink(view) : nothing}
@@ -310,47 +356,56 @@ export class CryptoCheckout extends LitElement {
   }
 
   private renderProblem(problem: SyncProblem): TemplateResult {
-    const { title, detail } = problemText(problem);
+    const { title, detail } = problemText(problem, this.messages);
     return html`
       ${this.renderStatus(title, detail, ICON_ALERT)}
-      ${problem.code === 'not-found' ? nothing : html`<button type="button" class="primary" @click=${this.handleRetry}>Try again</button>`}
+      ${problem.code === 'not-found' ? nothing : html`<button type="button" class="primary" @click=${this.handleRetry}>${this.messages.tryAgain}</button>`}
     `;
   }
 
   override render(): TemplateResult {
     const { view, problem } = this;
     const showProblem = problem && (problem.code !== 'network' || !view);
-    const state = showProblem ? 'error' : (view?.status ?? 'loading');
-    return html`<div part="base" class="base" data-status=${state}>
-      ${showProblem ? this.renderProblem(problem) : view ? this.renderView(view) : html`<slot><p class="loading">Loading the payment…</p></slot>`}
+    // Until the chosen language has loaded, the light-DOM content (the hosted page's, already in it) stays.
+    const ready = this.loadedFor === this.messagesFor;
+    const state = showProblem ? 'error' : ready && view ? view.status : 'loading';
+    const locale = this.messages.locale;
+    return html`<div part="base" class="base" data-status=${state} lang=${locale} dir=${directionOf(locale)}>
+      ${!ready ? html`<slot></slot>` : showProblem ? this.renderProblem(problem) : view ? this.renderView(view) : html`<slot><p class="loading">${this.messages.loading}</p></slot>`}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
     </div>`;
   }
+}
+
+/** A message with a value isolated from the text around it (an invoice stays left to right in Arabic). */
+function around(message: (value: string) => string, value: string): TemplateResult {
+  const [before = '', after = ''] = message('\u0000').split('\u0000');
+  return html`${before}<bdi>${value}</bdi>${after}`;
 }
 
 function hideImage(event: Event): void {
   (event.target as HTMLElement).hidden = true;
 }
 
-function problemText(problem: SyncProblem): { title: string; detail: string } {
+function problemText(problem: SyncProblem, m: Messages): { title: string; detail: string } {
   switch (problem.code) {
     case 'not-found':
-      return { title: 'Payment not found', detail: 'This payment link is not valid, or the payment no longer exists. Check the link, or ask the merchant for a new one.' };
+      return { title: m.notFoundTitle, detail: m.notFoundDetail };
     case 'network':
-      return { title: 'Cannot reach the payment server', detail: 'Check your internet connection. This page keeps trying by itself.' };
+      return { title: m.networkTitle, detail: m.networkDetail };
     case 'invalid-response':
-      return { title: 'Something went wrong', detail: 'The payment server sent an answer this page cannot read. Try again in a moment.' };
+      return { title: m.invalidTitle, detail: m.invalidDetail };
   }
 }
 
 /** What changed between two views of the same payment, in words for the live region. */
-function changeMessage(previous: CheckoutView, next: CheckoutView): string | undefined {
+function changeMessage(previous: CheckoutView, next: CheckoutView, m: Messages): string | undefined {
   if (previous.status !== next.status || previous.totalReceivedAmount !== next.totalReceivedAmount) {
-    return `${statusTitle(next)}. ${statusDetail(next)}`;
+    return `${statusTitle(next, m)}. ${statusDetail(next, m)}`;
   }
   const progress = next.transactions
     .filter((txn) => previous.transactions.find((old) => old.txnId === txn.txnId)?.confirmations !== txn.confirmations)
-    .map((txn) => `${amountText(txn.receivedAmount, next.asset)}: ${transactionProgress(txn, next.confirmsNeeded)}.`);
+    .map((txn) => `${amountText(txn.receivedAmount, next.asset, m.locale)}: ${transactionProgress(txn, next.confirmsNeeded, m)}.`);
   return progress.length > 0 ? progress.join(' ') : undefined;
 }
 

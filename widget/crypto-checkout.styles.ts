@@ -191,6 +191,11 @@ export const styles = css`
   .field .label {
     grid-column: 1 / -1;
   }
+  /* Addresses, tags, amounts and ids stay left to right (and copy as they are) inside right-to-left text. */
+  [dir='ltr'],
+  bdi {
+    unicode-bidi: isolate;
+  }
   .value {
     font-family: var(--_mono);
     font-size: 0.9375rem;

@@ -15,6 +15,8 @@ export interface CryptoCheckoutAttributes {
   'api-base'?: string;
   /** Forces the light or dark palette; without it the element follows prefers-color-scheme. */
   theme?: 'light' | 'dark';
+  /** The payer's language (en, es, pt-BR, fr, de, ru, tr, ar, zh-CN, ja, hi, id); the browser's when left out. */
+  lang?: string;
 }
 
 declare module 'react' {

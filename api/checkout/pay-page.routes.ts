@@ -1,27 +1,57 @@
-import { type RequestHandler, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
+import { acceptedLanguages, type Locale, lookupLocale, matchLocale } from '../../widget/i18n/locales.ts';
 import { ApiError } from '../http/api-error.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
-import { type InlineStyles, payPageCsp, renderNotFoundPage, renderPayPage } from './pay-page.ts';
+import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
 
-/** GET /pay?id=<payment id>: the hosted payer page, or a friendly 404 page for an unknown id. */
-export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limit: RequestHandler, styles?: InlineStyles): Router {
+/** The cookie that remembers a language chosen on the page. */
+export const LANGUAGE_COOKIE = 'checkout_lang';
+const YEAR_SECONDS = 31_536_000;
+
+function cookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/**
+ * The page's language: `?lang=` (remembered in a cookie when it names a supported language), else
+ * the remembered one, else the browser's Accept-Language, else English.
+ */
+function chooseLocale(req: Request, res: Response): Locale {
+  const asked = typeof req.query.lang === 'string' ? lookupLocale(req.query.lang) : undefined;
+  if (asked) {
+    res.append('Set-Cookie', `${LANGUAGE_COOKIE}=${encodeURIComponent(asked)}; Path=/pay; Max-Age=${YEAR_SECONDS}; SameSite=Lax`);
+    return asked;
+  }
+  const remembered = cookie(req, LANGUAGE_COOKIE);
+  return (remembered && lookupLocale(remembered)) || matchLocale(acceptedLanguages(req.get('Accept-Language')));
+}
+
+/** GET /pay?id=<payment id>[&lang=<tag>]: the hosted payer page, or a friendly 404 page for an unknown id. */
+export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limit: RequestHandler, assets: PageAssets = UNBUILT_ASSETS): Router {
   const router = Router();
-  const csp = payPageCsp(publicUrl, styles);
+  const csp = payPageCsp(publicUrl, assets.styles);
   router.get('/pay', limit, async (req, res) => {
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');
+    const messages = ALL_MESSAGES[chooseLocale(req, res)];
+    res.setHeader('Content-Language', messages.locale);
     const id = req.query.id;
     let page: string | undefined;
     try {
       // The service answers 404 for malformed ids too; a repeated ?id= is not a string at all.
-      if (typeof id === 'string') page = renderPayPage((await checkout.snapshot(id)).view, styles);
+      if (typeof id === 'string') page = renderPayPage((await checkout.snapshot(id)).view, assets, { messages });
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }
     if (page === undefined) res.status(404);
-    sendCompressed(req, res, page ?? renderNotFoundPage(styles));
+    sendCompressed(req, res, page ?? renderNotFoundPage(assets, { messages }));
   });
   return router;
 }

@@ -19,10 +19,27 @@ import {
 } from '../../widget/checkout-format.ts';
 import { type CheckoutView, isFinalStatus } from '../../widget/checkout-view.ts';
 import { qrSymbol } from '../../widget/qr-code.ts';
+import ENGLISH from '../../widget/i18n/locales/en.ts';
+import { directionOf, type Locale, LOCALE_NAMES, LOCALES } from '../../widget/i18n/locales.ts';
+import type { Messages } from '../../widget/i18n/messages.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 
-/** Where the page's assets are served (see createApp's static mounts). */
+/** Where the page's assets are served before a build names them (see createApp's static mounts). */
 export const PAY_PAGE_ASSETS = { widget: '/widget/crypto-checkout.js', script: '/hosted/pay.js', styles: '/hosted/pay.css' } as const;
+
+/**
+ * The built files the page uses: its script under its content-hashed name, its style sheet to
+ * inline, and each language's widget chunk (preloaded, so the language comes with the widget
+ * rather than after it).
+ */
+export interface PageAssets {
+  script: string;
+  styles?: InlineStyles | undefined;
+  localeChunks: Partial<Record<Locale, string>>;
+}
+
+/** The assets of a page served without a build (tests of the HTML alone). */
+export const UNBUILT_ASSETS: PageAssets = { script: PAY_PAGE_ASSETS.script, localeChunks: {} };
 
 /** Seconds between reloads of a page that is still waiting, for payers without JavaScript. */
 export const NO_SCRIPT_REFRESH_SECONDS = 30;
@@ -75,9 +92,29 @@ export function payPageCsp(publicUrl: string, styles?: InlineStyles): string {
   ].join('; ');
 }
 
-function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; styles: InlineStyles | undefined }): string {
+/** What the page is rendered in, and where its language menu points. */
+export interface PageLanguage {
+  messages: Messages;
+  /** The payment id the language menu keeps (none on the not-found page). */
+  paymentId?: string;
+}
+
+function languageMenu(locale: Locale, m: Messages, paymentId: string): string {
+  const options = LOCALES.map(
+    (tag) => `<option value="${tag}" lang="${tag}"${tag === locale ? ' selected' : ''}>${escapeHtml(LOCALE_NAMES[tag])}</option>`,
+  ).join('');
+  return `<form class="pay-language" method="get" action="/pay"><input type="hidden" name="id" value="${escapeHtml(paymentId)}"><label for="pay-language">${escapeHtml(m.language)}</label> <select id="pay-language" name="lang">${options}</select> <button type="submit">${escapeHtml(m.changeLanguage)}</button></form>`;
+}
+
+function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; assets: PageAssets; language: PageLanguage; titles?: string }): string {
+  const { messages: m } = options.language;
+  const locale = m.locale;
+  const { styles, script } = options.assets;
+  const chunk = options.assets.localeChunks[locale];
+  const preload = options.scripts && chunk ? `<link rel="modulepreload" href="${chunk}">\n` : '';
+  const menu = options.language.paymentId === undefined ? '' : languageMenu(locale, m, options.language.paymentId);
   return `<!doctype html>
-<html lang="en">
+<html lang="${locale}" dir="${directionOf(locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -85,84 +122,114 @@ function page(options: { title: string; body: string; refresh: boolean; scripts:
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(options.title)}</title>
-${options.styles ? `<style>${options.styles.css}</style>` : `<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
-${options.scripts ? `<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n<script type="module" src="${PAY_PAGE_ASSETS.script}"></script>\n` : ''}${options.refresh ? `<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
+${styles ? `<style>${styles.css}</style>` : `<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
+${options.scripts ? `<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n${preload}<script type="module" src="${script}"></script>\n` : ''}${options.refresh ? `<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
 <body>
-<main class="page">
+<main class="page"${options.titles ?? ''}>
 ${options.body}
+${menu}
 </main>
 </body>
 </html>
 `;
 }
 
-function utcText(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** A time as the locale writes it, in UTC ("22 nov. 2026, 03:53 UTC"). */
+function utcText(iso: string, locale: Locale): string {
+  const format = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', numberingSystem: 'latn' });
+  return `${format.format(new Date(iso))} UTC`;
 }
 
 function fact(label: string, valueHtml: string): string {
   return `<div class="pay-fact"><dt>${escapeHtml(label)}</dt><dd>${valueHtml}</dd></div>`;
 }
 
-function qrFigure(view: CheckoutView): string {
+/** A message with a value kept left to right inside it (an address in Arabic text), escaped. */
+function isolated(message: (value: string) => string, value: string): string {
+  const [before = '', after = ''] = message('\u0000').split('\u0000');
+  return `${escapeHtml(before)}<bdi dir="ltr">${escapeHtml(value)}</bdi>${escapeHtml(after)}`;
+}
+
+function qrFigure(view: CheckoutView, m: Messages): string {
   const qr = qrSymbol(qrPayload(view.paymentUri));
-  const label = `QR code to pay ${amountText(view.amountDue, view.asset)} from a wallet app`;
+  const label = m.qrLabel(amountText(view.amountDue, view.asset, m.locale));
   return `<figure class="pay-qr"><svg role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges"><path fill="#000000" d="${qr.path}"/></svg></figure>`;
 }
 
-function payable(view: CheckoutView): string {
+function payable(view: CheckoutView, m: Messages): string {
   const network = networkName(view.asset.network);
   const facts = [
-    fact(isPartlyPaid(view) ? 'Still to pay' : 'Amount to pay', `<strong>${escapeHtml(amountText(view.amountDue, view.asset))}</strong> <span class="pay-small">${escapeHtml(`${view.asset.name} on the ${network} network`)}</span>`),
-    fact(`${network} address`, `<code>${escapeHtml(view.addressTo)}</code>`),
+    fact(
+      isPartlyPaid(view) ? m.stillToPay : m.amountToPay,
+      `<strong dir="ltr">${escapeHtml(amountText(view.amountDue, view.asset, m.locale))}</strong> <span class="pay-small">${escapeHtml(m.assetOnNetwork(view.asset.name, network))}</span>`,
+    ),
+    fact(m.addressOn(network), `<code dir="ltr">${escapeHtml(view.addressTo)}</code>`),
   ];
   if (view.destTag !== null) {
-    facts.push(fact('Destination tag (required)', `<code>${escapeHtml(view.destTag)}</code> <span class="pay-small">Without this tag the payment cannot be matched to your order.</span>`));
+    facts.push(fact(m.destinationTagRequired, `<code dir="ltr">${escapeHtml(view.destTag)}</code> <span class="pay-small">${escapeHtml(m.destinationTagNote)}</span>`));
   }
-  facts.push(fact('Pay before', `<time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcText(view.expiresAt))}</time>`));
+  facts.push(fact(m.payBefore, `<time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcText(view.expiresAt, m.locale))}</time>`));
   const wallet = walletHref(view.paymentUri);
   return `<dl class="pay-facts">${facts.join('')}</dl>
-${qrFigure(view)}
-${wallet ? `<p><a class="pay-button" href="${escapeHtml(wallet)}">Open in wallet</a></p>` : ''}`;
+${qrFigure(view, m)}
+${wallet ? `<p><a class="pay-button" href="${escapeHtml(wallet)}">${escapeHtml(m.openInWallet)}</a></p>` : ''}`;
 }
 
-function transactions(view: CheckoutView): string {
+function transactions(view: CheckoutView, m: Messages): string {
   if (view.transactions.length === 0) return '';
   const items = view.transactions.map((txn) => {
-    const late = txn.late ? ' <span class="pay-warning">Arrived after the payment expired.</span>' : '';
-    return `<li><strong>${escapeHtml(amountText(txn.receivedAmount, view.asset))}</strong> · ${escapeHtml(transactionProgress(txn, view.confirmsNeeded))} · <span class="pay-small">Transaction <code title="${escapeHtml(txn.txnId)}">${escapeHtml(shortTxnId(txn.txnId))}</code></span>${late}</li>`;
+    const late = txn.late ? ` <span class="pay-warning">${escapeHtml(m.arrivedAfterExpiry)}.</span>` : '';
+    return `<li><strong dir="ltr">${escapeHtml(amountText(txn.receivedAmount, view.asset, m.locale))}</strong> · ${escapeHtml(transactionProgress(txn, view.confirmsNeeded, m))} · <span class="pay-small">${escapeHtml(m.transaction)} <code dir="ltr" title="${escapeHtml(txn.txnId)}">${escapeHtml(shortTxnId(txn.txnId))}</code></span>${late}</li>`;
   });
-  return `<section class="pay-transactions" aria-labelledby="pay-transactions-title"><h3 id="pay-transactions-title">Received</h3><ul>${items.join('')}</ul></section>`;
+  return `<section class="pay-transactions" aria-labelledby="pay-transactions-title"><h3 id="pay-transactions-title">${escapeHtml(m.receivedHeading)}</h3><ul>${items.join('')}</ul></section>`;
 }
 
-function merchantHeader(view: CheckoutView): string {
+function merchantHeader(view: CheckoutView, m: Messages): string {
   const logo = httpUrl(view.merchant.logoUrl);
-  return `<header class="pay-merchant">${logo ? `<img class="pay-merchant-logo" src="${escapeHtml(logo)}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${escapeHtml(view.merchant.name)}</p>${view.invoice ? `<p class="pay-small">Invoice ${escapeHtml(view.invoice)}</p>` : ''}</div></header>`;
+  return `<header class="pay-merchant">${logo ? `<img class="pay-merchant-logo" src="${escapeHtml(logo)}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${escapeHtml(view.merchant.name)}</p>${view.invoice ? `<p class="pay-small">${isolated(m.invoice, view.invoice)}</p>` : ''}</div></header>`;
 }
 
-/** The payer page for a payment, as the server sees it now. */
-export function renderPayPage(payment: CheckoutOutput, styles?: InlineStyles): string {
+/** The tab titles pay.js switches between, in the page's language (data attributes: no inline script). */
+function titleAttributes(view: CheckoutView, m: Messages): string {
+  const titles = { open: m.waiting, partly: m.partlyPaid, confirming: m.paymentReceived, complete: m.paymentComplete, expired: m.paymentExpired, missing: m.notFoundTitle };
+  return Object.entries(titles)
+    .map(([key, title]) => ` data-title-${key}="${escapeHtml(key === 'missing' ? title : `${title} · ${view.merchant.name}`)}"`)
+    .join('');
+}
+
+/** The payer page for a payment, as the server sees it now, in the payer's language (English by default). */
+export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }): string {
   const view: CheckoutView = payment;
+  const m = language.messages;
   const final = isFinalStatus(view.status);
   const back = final ? httpUrl(view.checkoutUrl) : undefined;
-  const body = `<h1 class="visually-hidden">Payment to ${escapeHtml(view.merchant.name)}</h1>
-<crypto-checkout payment-id="${escapeHtml(view.id)}">
+  const body = `<h1 class="visually-hidden">${escapeHtml(m.paymentTo(view.merchant.name))}</h1>
+<crypto-checkout payment-id="${escapeHtml(view.id)}" lang="${m.locale}">
 <div class="pay" data-status="${view.status}">
-${merchantHeader(view)}
-<div class="pay-status"><h2>${escapeHtml(statusTitle(view))}</h2><p>${escapeHtml(statusDetail(view))}</p></div>
-${view.status === 'OPEN' ? payable(view) : ''}
-${transactions(view)}
-${back ? `<p><a class="pay-button" href="${escapeHtml(back)}">Return to ${escapeHtml(view.merchant.name)}</a></p>` : ''}
-${final ? '' : `<noscript><p class="pay-small">This page reloads every ${NO_SCRIPT_REFRESH_SECONDS} seconds to show the latest status.</p></noscript>`}
+${merchantHeader(view, m)}
+<div class="pay-status"><h2>${escapeHtml(statusTitle(view, m))}</h2><p>${escapeHtml(statusDetail(view, m))}</p></div>
+${view.status === 'OPEN' ? payable(view, m) : ''}
+${transactions(view, m)}
+${back ? `<p><a class="pay-button" href="${escapeHtml(back)}">${escapeHtml(m.returnTo(view.merchant.name))}</a></p>` : ''}
+${final ? '' : `<noscript><p class="pay-small">${escapeHtml(m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS))}</p></noscript>`}
 </div>
 </crypto-checkout>`;
-  return page({ title: `${statusTitle(view)} · ${view.merchant.name}`, body, refresh: !final, scripts: true, styles });
+  return page({
+    title: `${statusTitle(view, m)} · ${view.merchant.name}`,
+    body,
+    refresh: !final,
+    scripts: true,
+    assets,
+    language: { messages: m, paymentId: language.paymentId ?? view.id },
+    titles: titleAttributes(view, m),
+  });
 }
 
 /** The friendly page for an unknown or malformed payment id. */
-export function renderNotFoundPage(styles?: InlineStyles): string {
+export function renderNotFoundPage(assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }): string {
+  const m = language.messages;
   const body = `<div class="pay" data-status="error">
-<div class="pay-status"><h1>Payment not found</h1><p>This payment link is not valid, or the payment no longer exists. Check the link you were given, or ask the shop for a new one.</p></div>
+<div class="pay-status"><h1>${escapeHtml(m.notFoundTitle)}</h1><p>${escapeHtml(m.notFoundDetail)}</p></div>
 </div>`;
-  return page({ title: 'Payment not found', body, refresh: false, scripts: false, styles });
+  return page({ title: m.notFoundTitle, body, refresh: false, scripts: false, assets, language: { messages: m } });
 }

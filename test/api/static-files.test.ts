@@ -92,8 +92,13 @@ describe('the payer page', () => {
     assert.equal(page.status, 200);
     assert.equal(page.headers['content-encoding'], 'br');
     assert.equal(page.headers.vary, 'Accept-Encoding');
-    assert.match(brotliDecompressSync(page.body).toString('utf8'), /<html lang="en"/);
-    for (const file of ['/hosted/pay.css', '/hosted/pay.js']) {
+    assert.match(brotliDecompressSync(page.body).toString('utf8'), /<html lang="en" dir="ltr">/);
+    const html = brotliDecompressSync(page.body).toString('utf8');
+    const script = /<script type="module" src="(\/hosted\/pay\.[A-Za-z0-9_-]{8,}\.js)">/.exec(html)?.[1];
+    assert.ok(script, 'the page loads its script under a content-hashed name');
+    const scriptAnswer = await rawGet(`${server.url}${script}`, { 'Accept-Encoding': 'br' });
+    assert.equal(scriptAnswer.headers['cache-control'], 'public, max-age=31536000, immutable');
+    for (const file of ['/hosted/pay.css', script]) {
       const response = await rawGet(`${server.url}${file}`, { 'Accept-Encoding': 'gzip' });
       assert.equal(response.status, 200, file);
       assert.equal(response.headers['content-encoding'], 'gzip', file);

@@ -65,6 +65,7 @@ describe('the widget package', () => {
       ['payment-id', 'string'],
       ['api-base', 'string'],
       ['theme', "'light' | 'dark' | undefined"],
+      ['lang', 'string'],
     ]);
     assert.deepEqual(declared.events.map((e) => [e.name, e.type?.text]), [
       ['checkout-status-change', 'CheckoutStatusChangeEvent'],

@@ -122,7 +122,7 @@ describe('<crypto-checkout> states', () => {
     const el = await renderLoaded();
 
     expect(partText(el, 'status')).to.contain(
-      'This request for 0.01 BTC expired before the full amount arrived. 0.004 BTC arrived in time and 0.001 BTC after it expired: contact Demo Store',
+      'This request for 0.01 BTC expired before the full amount arrived. 0.004 BTC arrived in time and 0.001 BTC arrived after it expired: contact Demo Store',
     );
     expect(partText(el, 'transactions')).to.contain('Arrived after the payment expired');
     await expect(el).to.be.accessible();

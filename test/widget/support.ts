@@ -185,10 +185,19 @@ export async function until(condition: () => boolean, what: string): Promise<voi
   throw new Error(`timed out waiting until ${what}`);
 }
 
+/** Waits until `condition` holds, for up to `ms` of real time (a language chunk is a network fetch). */
+export async function untilWithin(condition: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Renders <crypto-checkout> for the test payment; it starts loading at once. */
-export async function renderCheckout(attributes: { theme?: 'light' | 'dark'; apiBase?: string } = {}): Promise<CryptoCheckout> {
+export async function renderCheckout(attributes: { theme?: 'light' | 'dark'; apiBase?: string; lang?: string } = {}): Promise<CryptoCheckout> {
   const el = await fixture<CryptoCheckout>(
-    html`<crypto-checkout payment-id=${PAYMENT_ID} api-base=${attributes.apiBase ?? API_BASE} theme=${attributes.theme ?? nothing}></crypto-checkout>`,
+    html`<crypto-checkout payment-id=${PAYMENT_ID} api-base=${attributes.apiBase ?? API_BASE} theme=${attributes.theme ?? nothing} lang=${attributes.lang ?? nothing}></crypto-checkout>`,
   );
   return el;
 }
@@ -197,6 +206,8 @@ export async function renderCheckout(attributes: { theme?: 'light' | 'dark'; api
 export async function renderLoaded(attributes: Parameters<typeof renderCheckout>[0] = {}): Promise<CryptoCheckout> {
   const el = await renderCheckout(attributes);
   await until(() => el.checkout !== undefined, 'the first view arrived');
+  // A language other than English arrives as its own chunk; the view shows once it has.
+  await untilWithin(() => el.shadowRoot?.querySelector('[part~="base"]')?.getAttribute('data-status') !== 'loading', 'the view in its language');
   await el.updateComplete;
   return el;
 }
