@@ -3,7 +3,7 @@
  * payload. Pure and DOM-free, so the widget and the payer page's server-side HTML say the same.
  */
 import type { CheckoutAsset, CheckoutTransaction, CheckoutView } from './checkout-view.ts';
-import type { Locale } from './i18n/locales.ts';
+import { directionOf, type Locale } from './i18n/locales.ts';
 import { formatDecimal, formatDurationWords, type Messages } from './i18n/messages.ts';
 
 /** Drops trailing fractional zeros of a decimal string ("0.01000000" → "0.01"); no float involved. */
@@ -17,7 +17,10 @@ export function trimAmount(amount: string): string {
  * decimal mark (for reading only: what is copied and what the QR encodes stays the exact string).
  */
 export function amountText(amount: string, asset: Pick<CheckoutAsset, 'short'>, locale: Locale = 'en'): string {
-  return `${formatDecimal(locale, trimAmount(amount))} ${asset.short}`;
+  const text = `${formatDecimal(locale, trimAmount(amount))} ${asset.short}`;
+  // Inside right-to-left text the amount keeps its own order ("12.5 BTC", not "BTC 12.5"): a
+  // left-to-right isolate around it, invisible when copied or read aloud.
+  return directionOf(locale) === 'rtl' ? `\u2066${text}\u2069` : text;
 }
 
 /**

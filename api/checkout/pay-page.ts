@@ -87,7 +87,7 @@ export function payPageCsp(publicUrl: string, styles?: InlineStyles): string {
     `img-src 'self'${publicOrigin ? ` ${publicOrigin}` : ''} data: https:`,
     "connect-src 'self'",
     "base-uri 'none'",
-    "form-action 'none'",
+    "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
@@ -106,7 +106,7 @@ function languageMenu(locale: Locale, m: Messages, paymentId: string): string {
   return `<form class="pay-language" method="get" action="/pay"><input type="hidden" name="id" value="${escapeHtml(paymentId)}"><label for="pay-language">${escapeHtml(m.language)}</label> <select id="pay-language" name="lang">${options}</select> <button type="submit">${escapeHtml(m.changeLanguage)}</button></form>`;
 }
 
-function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; assets: PageAssets; language: PageLanguage; titles?: string }): string {
+function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; assets: PageAssets; language: PageLanguage }): string {
   const { messages: m } = options.language;
   const locale = m.locale;
   const { styles, script } = options.assets;
@@ -125,7 +125,7 @@ function page(options: { title: string; body: string; refresh: boolean; scripts:
 ${styles ? `<style>${styles.css}</style>` : `<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
 ${options.scripts ? `<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n${preload}<script type="module" src="${script}"></script>\n` : ''}${options.refresh ? `<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
 <body>
-<main class="page"${options.titles ?? ''}>
+<main class="page">
 ${options.body}
 ${menu}
 </main>
@@ -189,14 +189,6 @@ function merchantHeader(view: CheckoutView, m: Messages): string {
   return `<header class="pay-merchant">${logo ? `<img class="pay-merchant-logo" src="${escapeHtml(logo)}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${escapeHtml(view.merchant.name)}</p>${view.invoice ? `<p class="pay-small">${isolated(m.invoice, view.invoice)}</p>` : ''}</div></header>`;
 }
 
-/** The tab titles pay.js switches between, in the page's language (data attributes: no inline script). */
-function titleAttributes(view: CheckoutView, m: Messages): string {
-  const titles = { open: m.waiting, partly: m.partlyPaid, confirming: m.paymentReceived, complete: m.paymentComplete, expired: m.paymentExpired, missing: m.notFoundTitle };
-  return Object.entries(titles)
-    .map(([key, title]) => ` data-title-${key}="${escapeHtml(key === 'missing' ? title : `${title} · ${view.merchant.name}`)}"`)
-    .join('');
-}
-
 /** The payer page for a payment, as the server sees it now, in the payer's language (English by default). */
 export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }): string {
   const view: CheckoutView = payment;
@@ -221,7 +213,6 @@ ${final ? '' : `<noscript><p class="pay-small">${escapeHtml(m.reloadsEvery(NO_SC
     scripts: true,
     assets,
     language: { messages: m, paymentId: language.paymentId ?? view.id },
-    titles: titleAttributes(view, m),
   });
 }
 
