@@ -65,8 +65,10 @@ export function createApp(services: Services, options: AppOptions = {}): express
   const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
+  // Each network on a node says how its follower stands: ok, behind, unreachable (with the last block).
   app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
+    const networks = Object.fromEntries([...services.followers].map(([name, follower]) => [name, follower.status()]));
+    res.json(Object.keys(networks).length > 0 ? { status: 'ok', networks } : { status: 'ok' });
   });
   app.get('/v2/openapi.json', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

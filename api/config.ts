@@ -3,6 +3,7 @@
  * start-up with a one-line message naming the variable.
  */
 import path from 'node:path';
+import { CHAIN_NAMES, type ChainName } from './networks/bitcoin-core/chain-params.ts';
 
 /** Everything the service reads from its environment. */
 export interface Config {
@@ -34,6 +35,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** How long a webhook endpoint has to answer, in milliseconds. */
   readonly webhookTimeoutMs: number;
+  /** Bitcoin Core-compatible nodes by network (BITCOIN_RPC_URL, LITECOIN_RPC_URL), with the chain each is on. */
+  readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', { rpcUrl: string; chain: ChainName }>>>;
 }
 
 /** A configuration value that cannot be used; main prints its message and exits. */
@@ -106,6 +109,26 @@ function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+function nodesOf(env: NodeJS.ProcessEnv): Config['nodes'] {
+  const nodes: Partial<Record<'bitcoin' | 'litecoin', { rpcUrl: string; chain: ChainName }>> = {};
+  for (const network of ['bitcoin', 'litecoin'] as const) {
+    const prefix = network.toUpperCase();
+    const raw = env[`${prefix}_RPC_URL`];
+    const chainRaw = env[`${prefix}_CHAIN`] || 'main';
+    if (!CHAIN_NAMES.includes(chainRaw as ChainName)) throw new ConfigError(`${prefix}_CHAIN must be one of ${CHAIN_NAMES.join(', ')}, got "${chainRaw}"`);
+    if (raw === undefined || raw === '') continue;
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError(`${prefix}_RPC_URL must be a URL like http://user:password@127.0.0.1:8332`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${prefix}_RPC_URL must start with http:// or https://`);
+    nodes[network] = { rpcUrl: raw, chain: chainRaw as ChainName };
+  }
+  return nodes;
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -145,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxyOf(env),
     webhookAllowPrivate: onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 60) * 1000,
+    nodes: nodesOf(env),
   });
 }

@@ -9,6 +9,10 @@ import { createMerchantService } from './merchants/merchant.service.ts';
 import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
 import { createChainWatcher } from './networks/chain-watcher.ts';
+import { useUtxoChain } from './networks/address-codecs.ts';
+import { chainParams } from './networks/bitcoin-core/chain-params.ts';
+import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';
+import { createRpcClient, type RpcClient } from './networks/bitcoin-core/rpc-client.ts';
 import { ensureHdAccounts } from './networks/hd-wallet.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
@@ -41,7 +45,22 @@ export interface ServiceOptions {
 export async function createServices(options: ServiceOptions) {
   const { db, config, clock, logger, serverKey } = options;
   const uow = createUnitOfWork(db);
-  const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl);
+  // Networks on a node: checked before anything else (reachable, credentials right, the configured
+  // chain); their addresses and derivation follow the node's chain.
+  const nodeNetworks = Object.keys(config.nodes) as Array<'bitcoin' | 'litecoin'>;
+  const rpcs = new Map<string, RpcClient>();
+  for (const network of nodeNetworks) {
+    const node = config.nodes[network]!;
+    const rpc = createRpcClient(node.rpcUrl);
+    try {
+      await checkNode(rpc, network, node.chain);
+    } catch (err) {
+      throw new Error(`${network.toUpperCase()}_RPC_URL: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    rpcs.set(network, rpc);
+  }
+  for (const network of nodeNetworks) useUtxoChain(network, chainParams(network, config.nodes[network]!.chain));
+  const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, Object.fromEntries(nodeNetworks.map((n) => [n, config.nodes[n]!.chain])));
   const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.dataDir);
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
@@ -49,11 +68,23 @@ export async function createServices(options: ServiceOptions) {
   const merchants = createMerchantService({ uow, serverKey, clock });
   await merchants.checkServerKey();
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
-  const simulator = config.simulator ? await createSimulator({ uow, registry, clock }) : undefined;
+  const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: nodeNetworks }) : undefined;
+
+  // Each network on a node follows it for payments.
+  const followers = new Map<string, ReturnType<typeof createNodeFollower>>();
+  for (const network of nodeNetworks) {
+    const node = config.nodes[network]!;
+    const rpc = rpcs.get(network)!;
+    const native = registry.assets().find((a) => a.network === network && a.contractAddress === null);
+    if (!native) throw new Error(`network ${network} has no native asset in the registry`);
+    followers.set(network, createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger }));
+  }
 
   const adapter = (network: string): NetworkAdapter => {
+    const follower = followers.get(network);
+    if (follower) return follower;
     if (simulator) return simulator.adapter(network);
-    throw new Error(`no network adapter for ${network}: this build ships only the simulator (SIMULATOR=on)`);
+    throw new Error(`no network adapter for ${network}: set its node's RPC URL or run with SIMULATOR=on`);
   };
 
   // Webhooks: events queued in the transactions that change statuses, delivered by the dispatcher.
@@ -87,6 +118,7 @@ export async function createServices(options: ServiceOptions) {
     events,
   });
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
+  for (const follower of followers.values()) follower.watch((event) => watcher.handle(event));
   const checkout = createCheckoutService({ uow, merchants, registry, clock, events });
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
@@ -113,10 +145,12 @@ export async function createServices(options: ServiceOptions) {
     dispatcher,
     addressPool,
     simulator,
+    followers,
     watcher,
     /** Stops background work owned by the services (not the database). */
     async close(): Promise<void> {
       for (const network of simulator?.networks() ?? []) network.adapter.close();
+      for (const follower of followers.values()) follower.close();
       await addressPool.close();
     },
   };

@@ -12,6 +12,7 @@ import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
+import { FollowerStore } from './networks/bitcoin-core/follower.store.ts';
 import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
@@ -28,6 +29,7 @@ export class Stores {
   #idempotency?: IdempotencyStore;
   #rateLimits?: RateLimitStore;
   #webhooks?: WebhookStore;
+  #followers?: FollowerStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -63,6 +65,9 @@ export class Stores {
   }
   get webhooks(): WebhookStore {
     return (this.#webhooks ??= new WebhookStore(this.sql));
+  }
+  get followers(): FollowerStore {
+    return (this.#followers ??= new FollowerStore(this.sql));
   }
 }
 

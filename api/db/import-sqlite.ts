@@ -28,6 +28,9 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'webhook_events', key: 'created_at, id', since: '0060-webhooks' },
   { name: 'webhook_deliveries', key: 'seq', since: '0060-webhooks' },
   { name: 'webhook_attempts', key: 'created_at, id', since: '0060-webhooks' },
+  // Where each network's node follower stands, and the transactions it follows.
+  { name: 'chain_cursors', key: 'network', since: '0070-chain-following' },
+  { name: 'chain_transactions', key: 'network, txn_id', since: '0070-chain-following' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'webhook-not-found'
   | 'delivery-not-found'
   | 'webhook-limit-reached'
+  | 'payouts-disabled'
   | 'not-found'
   | 'method-not-allowed'
   | 'insufficient-funds'

@@ -111,6 +111,14 @@ const CODECS: Record<string, AddressCodec> = {
   ripple,
 };
 
+/**
+ * Switches a UTXO network's codec to another chain's prefixes (a node on test or regtest): its
+ * addresses are made and checked as that chain's, so a mainnet address is refused there and back.
+ */
+export function useUtxoChain(network: 'bitcoin' | 'litecoin', params: BtcNetwork): void {
+  CODECS[network] = btcLike([params]);
+}
+
 /** The codec of a network; a network without one cannot be served (it needs code, not data). */
 export function addressCodec(network: string): AddressCodec {
   const codec = CODECS[network];

@@ -1,3 +1,4 @@
+import { accountPathOn, type ChainName } from './bitcoin-core/chain-params.ts';
 import { hasAddressCodec } from './address-codecs.ts';
 import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';
@@ -56,7 +57,7 @@ export interface AssetRegistry {
 }
 
 /** Loads the registry; networks this build has no address codec for are left out, loudly. */
-export async function loadAssetRegistry(store: AssetStore, publicUrl: string): Promise<AssetRegistry> {
+export async function loadAssetRegistry(store: AssetStore, publicUrl: string, chains: Partial<Record<string, ChainName>> = {}): Promise<AssetRegistry> {
   const networks = new Map<string, Network>();
   for (const row of await store.networks()) {
     if (!hasAddressCodec(row.name)) throw new Error(`network "${row.name}" is in the database but this build has no address codec for it`);
@@ -65,7 +66,8 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string): P
       displayName: row.display_name,
       confirmationsNeeded: row.confirmations_needed,
       receiveMode: row.receive_mode,
-      accountPath: row.account_path,
+      // Off main, derivation uses coin type 1' (testnet coins are not the real coin's keys).
+      accountPath: accountPathOn(row.account_path, chains[row.name] ?? 'main'),
       chainId: row.chain_id,
     });
   }

@@ -46,6 +46,8 @@ export interface NetworkAdapter {
   readonly network: string;
   /** Starts delivering events; each is handed over once the previous one's handling settled. */
   watch(onEvent: (event: ChainEvent) => Promise<void>): void;
+  /** Why payouts cannot be made on this network, if they cannot (approve answers 409 payouts-disabled with it). */
+  readonly payoutsDisabled?: string;
   /** Broadcasts a payout, or returns the earlier broadcast with the same reference. */
   send(payout: Payout): Promise<SentPayout>;
   /** Stops delivering events. */

@@ -12,10 +12,11 @@ import { MineBlocksInput, SimulatedTransactionInput } from './simulator.schema.t
 import { createSimulatedNetwork, type SimulatedNetwork } from './simulated-network.ts';
 
 /** Creates a simulated chain for every network in the registry. */
-export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRegistry; clock: Clock }) {
+export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRegistry; clock: Clock; skip?: readonly string[] }) {
   const { uow, registry, clock } = deps;
   const networks = new Map<string, SimulatedNetwork>();
-  for (const network of registry.networks()) {
+  // Networks on a real node are not simulated.
+  for (const network of registry.networks().filter((n) => !deps.skip?.includes(n.name))) {
     const xpub = await uow.stores.addresses.xpubOf(network.name);
     if (!xpub) throw new Error(`network ${network.name} has no HD account`);
     const simulated = createSimulatedNetwork({ uow, network, clock, hotWallet: deriveAddress(xpub, network.name, 1, 0) });

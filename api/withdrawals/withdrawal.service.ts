@@ -211,6 +211,9 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     /** Approves an OPEN withdrawal and broadcasts its payout; a failed broadcast is retried later. */
     async approve(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
       parseOrThrow(WithdrawalActionInput, body);
+      const pending = await owned(uow.stores, merchant, id);
+      const disabled = deps.adapter(registry.byId(pending.assetId).network).payoutsDisabled;
+      if (disabled) throw new ApiError(409, 'payouts-disabled', disabled);
       await move(merchant, id, 'APPROVED', 'approved');
       try {
         await send(id);

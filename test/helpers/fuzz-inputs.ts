@@ -353,6 +353,8 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   webhook_events: 'id',
   webhook_deliveries: 'seq',
   webhook_attempts: 'id',
+  chain_cursors: 'network',
+  chain_transactions: 'network, txn_id',
 };
 
 /**

@@ -1,0 +1,77 @@
+/** SQL for following a chain: each network's cursor and the transactions it reported. */
+import { jsonTextList, type Sql } from '../../db/database.ts';
+
+/** The last block processed. */
+export interface ChainCursor {
+  height: number;
+  hash: string;
+}
+
+/** A reported transaction: in a block, or in the mempool (height null). */
+export interface FollowedTransaction {
+  txnId: string;
+  blockHash: string | null;
+  blockHeight: number | null;
+}
+
+/** SQL for the chain followers, on the database or inside one transaction. */
+export class FollowerStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** The network's cursor, if it ever processed a block. */
+  async cursor(network: string): Promise<ChainCursor | undefined> {
+    const row = await this.sql.get<{ height: number; hash: string }>('SELECT height, hash FROM chain_cursors WHERE network = ?', [network]);
+    return row && { height: Number(row.height), hash: row.hash };
+  }
+
+  /** Moves the cursor. */
+  async setCursor(network: string, cursor: ChainCursor): Promise<void> {
+    await this.sql.run('INSERT INTO chain_cursors (network, height, hash) VALUES (?, ?, ?) ON CONFLICT (network) DO UPDATE SET height = excluded.height, hash = excluded.hash', [
+      network,
+      cursor.height,
+      cursor.hash,
+    ]);
+  }
+
+  /** Records (or moves) a reported transaction. */
+  async follow(network: string, txnId: string, block: { hash: string; height: number } | null, at: number): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO chain_transactions (network, txn_id, block_hash, block_height, seen_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (network, txn_id) DO UPDATE SET block_hash = excluded.block_hash, block_height = excluded.block_height',
+      [network, txnId, block?.hash ?? null, block?.height ?? null, at],
+    );
+  }
+
+  /** Every transaction followed on the network. */
+  async followed(network: string): Promise<FollowedTransaction[]> {
+    const rows = await this.sql.all<{ txn_id: string; block_hash: string | null; block_height: number | null }>(
+      'SELECT txn_id, block_hash, block_height FROM chain_transactions WHERE network = ? ORDER BY txn_id',
+      [network],
+    );
+    return rows.map((row) => ({ txnId: row.txn_id, blockHash: row.block_hash, blockHeight: row.block_height === null ? null : Number(row.block_height) }));
+  }
+
+  /** Puts the transactions of blocks from `height` up back in the mempool (those blocks left the chain); returns them. */
+  async unconfirmFrom(network: string, height: number): Promise<string[]> {
+    const rows = await this.sql.all<{ txn_id: string }>(
+      'UPDATE chain_transactions SET block_hash = NULL, block_height = NULL WHERE network = ? AND block_height >= ? RETURNING txn_id',
+      [network, height],
+    );
+    return rows.map((row) => row.txn_id);
+  }
+
+  /** Stops following transactions. */
+  async forget(network: string, txnIds: readonly string[]): Promise<void> {
+    if (txnIds.length === 0) return;
+    await this.sql.run(`DELETE FROM chain_transactions WHERE network = ? AND txn_id IN ${this.sql.dialect.jsonValues('?')}`, [network, jsonTextList(txnIds)]);
+  }
+
+  /** Which of these addresses are this installation's on the network (one indexed lookup for a whole block). */
+  async ownAddresses(network: string, addresses: readonly string[]): Promise<Set<string>> {
+    if (addresses.length === 0) return new Set();
+    const rows = await this.sql.all<{ address: string }>(
+      `SELECT address FROM addresses WHERE network = ? AND address IN ${this.sql.dialect.jsonValues('?')}`,
+      [network, jsonTextList([...new Set(addresses)])],
+    );
+    return new Set(rows.map((row) => row.address));
+  }
+}

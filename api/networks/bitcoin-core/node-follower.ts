@@ -1,0 +1,264 @@
+/**
+ * @module Receiving on Bitcoin or Litecoin through a Bitcoin Core-compatible node, with no wallet
+ * in the node: the follower reads blocks (`getblock <hash> 2`) and the mempool itself and matches
+ * every output against this installation's addresses (one indexed lookup per block, whatever the
+ * number of addresses), and reports to the chain watcher as the simulator does.
+ *
+ * - The last block processed and its hash are stored; a block whose parent is not that hash means a
+ *   reorganisation: the follower walks back, and the transactions of the blocks that left the chain
+ *   go back to unconfirmed (counted anew when mined again).
+ * - A reported transaction that is neither in a block nor in the mempool on two polls in a row
+ *   (replaced by a fee bump, evicted, conflicted) is reported dropped.
+ * - A restart resumes from the stored block, so nothing sent while the service was down is missed.
+ *   The first start begins at the node's current tip.
+ */
+import type { Logger } from '../../shared/logger.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { UnitOfWork } from '../../unit-of-work.ts';
+import type { Asset } from '../asset-registry.ts';
+import type { ChainEvent, NetworkAdapter, Payout, SentPayout } from '../network-adapter.ts';
+import type { ChainName } from './chain-params.ts';
+import type { ChainCursor } from './follower.store.ts';
+import { NodeUnreachable, type RpcClient } from './rpc-client.ts';
+
+interface NodeOutput {
+  value: number;
+  n: number;
+  scriptPubKey: { hex: string; address?: string; addresses?: string[] };
+}
+interface NodeTransaction {
+  txid: string;
+  vout: NodeOutput[];
+}
+interface NodeBlock {
+  hash: string;
+  height: number;
+  previousblockhash?: string;
+  tx: NodeTransaction[];
+}
+
+/** How the follower's network stands, for GET /health. */
+export interface FollowerStatus {
+  state: 'starting' | 'ok' | 'behind' | 'unreachable';
+  height: number | null;
+  lastBlockAt: string | null;
+}
+
+/** What a follower needs. */
+export interface NodeFollowerOptions {
+  network: 'bitcoin' | 'litecoin';
+  chain: ChainName;
+  rpc: RpcClient;
+  uow: UnitOfWork;
+  /** The network's native coin. */
+  asset: Asset;
+  clock: Clock;
+  logger: Logger;
+  /** Between polls of the tip and the mempool. */
+  pollMs?: number;
+}
+
+// Confirmations after which a transaction is no longer followed (deeper than any reorganisation
+// the chain watcher needs to see: every payment has its confirmations long before).
+const FORGET_AFTER = 100;
+// Blocks processed per poll, so a long catch-up lets the mempool and other work in between.
+const BLOCKS_PER_POLL = 50;
+
+// The output's address: `address` on Bitcoin Core 22+, `addresses[0]` on older nodes (Litecoin Core 0.21).
+function addressOf(output: NodeOutput): string | undefined {
+  return output.scriptPubKey.address ?? output.scriptPubKey.addresses?.[0];
+}
+
+// A JSON number with at most 8 decimals, as the node sends it, as an exact decimal string.
+function coins(value: number): string {
+  return value.toFixed(8);
+}
+
+/** Checks that the node is reachable, accepts the credentials and follows the configured chain. */
+export async function checkNode(rpc: RpcClient, network: string, chain: ChainName): Promise<void> {
+  const info = await rpc.call<{ chain: string; blocks: number }>('getblockchaininfo');
+  if (info.chain !== chain) {
+    throw new Error(`the node is on the "${info.chain}" chain, but ${network.toUpperCase()}_CHAIN is "${chain}"`);
+  }
+}
+
+/** Creates the network's adapter over its node. */
+export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter & { status(): FollowerStatus; pollOnce(): Promise<void>; pollFresh(): Promise<void> } {
+  const { network, rpc, uow, asset, clock, logger } = options;
+  const pollMs = options.pollMs ?? 1_000;
+  let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
+  // Mempool transactions already looked at (and not ours, or reported).
+  let mempoolSeen = new Set<string>();
+  // Unconfirmed reported transactions missing from the mempool on the last poll.
+  let missingOnce = new Set<string>();
+  let unreachableSince = 0;
+
+  const emit = async (event: ChainEvent) => {
+    if (deliver) await deliver(event);
+  };
+
+  async function report(txn: NodeTransaction, block: { hash: string; height: number } | null, tipHeight: number, own: Set<string>): Promise<boolean> {
+    // Outputs to the same address of one transaction count together.
+    const paid = new Map<string, bigint>();
+    for (const output of txn.vout) {
+      const address = addressOf(output);
+      if (!address || !own.has(address)) continue;
+      const [whole = '0', fraction = ''] = coins(output.value).split('.');
+      paid.set(address, (paid.get(address) ?? 0n) + BigInt(whole + fraction.padEnd(8, '0')));
+    }
+    if (paid.size === 0) return false;
+    await uow.stores.followers.follow(network, txn.txid, block, clock());
+    const confirmations = block ? tipHeight - block.height + 1 : 0;
+    for (const [address, sats] of paid) {
+      const digits = sats.toString().padStart(9, '0');
+      await emit({
+        kind: 'transaction',
+        transaction: {
+          network,
+          txnId: txn.txid,
+          assetShort: asset.short,
+          // The payer's address is not looked up (it would cost a lookup per input).
+          addressFrom: '',
+          addressTo: address,
+          destTag: null,
+          amount: `${digits.slice(0, -8)}.${digits.slice(-8)}`,
+          confirmations,
+        },
+      });
+    }
+    return true;
+  }
+
+  async function processBlock(block: NodeBlock, tipHeight: number): Promise<void> {
+    const addresses = block.tx.flatMap((txn) => txn.vout.map(addressOf).filter((a): a is string => a !== undefined));
+    const own = await uow.stores.followers.ownAddresses(network, addresses);
+    if (own.size === 0) return;
+    for (const txn of block.tx) await report(txn, { hash: block.hash, height: block.height }, tipHeight, own);
+  }
+
+  async function followBlocks(): Promise<number> {
+    const tipHeight = await rpc.call<number>('getblockcount');
+    let cursor: ChainCursor | undefined = await uow.stores.followers.cursor(network);
+    if (!cursor) {
+      // First start: from the node's tip on (history before the first start holds no payment of ours).
+      cursor = { height: tipHeight, hash: await rpc.call<string>('getblockhash', [tipHeight]) };
+      await uow.stores.followers.setCursor(network, cursor);
+      return tipHeight;
+    }
+    for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
+      const onChain = cursor.height <= tipHeight ? await rpc.call<string>('getblockhash', [cursor.height]) : undefined;
+      if (onChain !== cursor.hash) {
+        // The stored block left the chain: step back, and what it confirmed is unconfirmed again.
+        const back = await uow.stores.followers.unconfirmFrom(network, cursor.height);
+        if (back.length > 0) await emit({ kind: 'confirmations', network, updates: back.map((txnId) => ({ txnId, confirmations: 0 })) });
+        logger.warn({ network, height: cursor.height, unconfirmed: back.length }, 'chain reorganisation: walking back');
+        const height: number = cursor.height - 1;
+        cursor = { height, hash: await rpc.call<string>('getblockhash', [height]) };
+        await uow.stores.followers.setCursor(network, cursor);
+        continue;
+      }
+      if (cursor.height >= tipHeight) break;
+      const hash: string = await rpc.call<string>('getblockhash', [cursor.height + 1]);
+      const block: NodeBlock = await rpc.call<NodeBlock>('getblock', [hash, 2]);
+      if (block.previousblockhash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
+      await processBlock(block, tipHeight);
+      cursor = { height: block.height, hash: block.hash };
+      await uow.stores.followers.setCursor(network, cursor);
+      status = { ...status, lastBlockAt: new Date(clock()).toISOString() };
+    }
+    return tipHeight;
+  }
+
+  async function followConfirmations(tipHeight: number): Promise<void> {
+    const followed = await uow.stores.followers.followed(network);
+    const mined = followed.filter((t) => t.blockHeight !== null);
+    if (mined.length > 0) {
+      await emit({ kind: 'confirmations', network, updates: mined.map((t) => ({ txnId: t.txnId, confirmations: tipHeight - t.blockHeight! + 1 })) });
+    }
+    await uow.stores.followers.forget(network, mined.filter((t) => tipHeight - t.blockHeight! + 1 >= FORGET_AFTER).map((t) => t.txnId));
+  }
+
+  async function followMempool(tipHash: string): Promise<void> {
+    const mempool = new Set(await rpc.call<string[]>('getrawmempool'));
+    const fresh = [...mempool].filter((txid) => !mempoolSeen.has(txid));
+    const transactions: NodeTransaction[] = [];
+    for (const txid of fresh) {
+      try {
+        transactions.push(await rpc.call<NodeTransaction>('getrawtransaction', [txid, true]));
+      } catch {
+        // Mined or evicted since the mempool was listed: the next poll sees where it went.
+      }
+    }
+    const own = await uow.stores.followers.ownAddresses(network, transactions.flatMap((t) => t.vout.map(addressOf).filter((a): a is string => a !== undefined)));
+    for (const txn of transactions) await report(txn, null, 0, own);
+    mempoolSeen = new Set([...mempool]);
+    // A block found while the mempool was read would make its transactions look dropped: check again next time.
+    if ((await rpc.call<string>('getbestblockhash')) !== tipHash) return;
+    const unconfirmed = (await uow.stores.followers.followed(network)).filter((t) => t.blockHeight === null && !mempool.has(t.txnId)).map((t) => t.txnId);
+    const gone = unconfirmed.filter((txnId) => missingOnce.has(txnId));
+    missingOnce = new Set(unconfirmed.filter((txnId) => !missingOnce.has(txnId)));
+    for (const txnId of gone) {
+      await emit({ kind: 'dropped', network, txnId });
+      await uow.stores.followers.forget(network, [txnId]);
+    }
+  }
+
+  async function poll(): Promise<void> {
+    try {
+      const tipHeight = await followBlocks();
+      const tipHash = await rpc.call<string>('getbestblockhash');
+      await followConfirmations(tipHeight);
+      await followMempool(tipHash);
+      const cursor = await uow.stores.followers.cursor(network);
+      status = { state: cursor && cursor.height < tipHeight ? 'behind' : 'ok', height: cursor?.height ?? null, lastBlockAt: status.lastBlockAt };
+      unreachableSince = 0;
+    } catch (err) {
+      if (err instanceof NodeUnreachable) {
+        status = { ...status, state: 'unreachable' };
+        if (unreachableSince === 0) logger.warn({ network, err: err.message }, 'the node is unreachable; payments on this network wait for it');
+        unreachableSince ||= clock();
+        return;
+      }
+      logger.error({ err, network }, 'following the chain failed; it will be retried');
+    }
+  }
+
+  const pollOnce = (): Promise<void> => {
+    running ??= poll().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    network,
+    watch(onEvent) {
+      deliver = onEvent;
+      const tick = () => {
+        timer = setTimeout(() => void pollOnce().finally(() => (timer === undefined ? undefined : tick())), pollMs);
+      };
+      void pollOnce();
+      tick();
+    },
+    async send(_payout: Payout): Promise<SentPayout> {
+      throw new Error(`payouts on ${network} through a node are not available in this build`);
+    },
+    payoutsDisabled: `Payouts on ${network} through a node are not available in this build yet: the service receives on ${network}, but it cannot sign and send.`,
+    close() {
+      const pending = timer;
+      timer = undefined;
+      clearTimeout(pending);
+      deliver = undefined;
+    },
+    status: () => status,
+    pollOnce,
+    /** A poll that starts after this call (waits out one under way): what tests use after acting on the node. */
+    async pollFresh() {
+      while (running) await running;
+      await pollOnce();
+    },
+  };
+}

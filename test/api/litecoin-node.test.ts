@@ -1,0 +1,217 @@
+/**
+ * Receiving litecoin through a real Litecoin Core node in regtest (no node wallet for the service:
+ * its own block and mempool following), driven through the public HTTP API: a payment to complete,
+ * partial then complete, a reorganisation, a fee-bumped (RBF) replacement, late funds, the
+ * network's health, payouts refused while this build cannot sign, start-up checks, and a restart
+ * that catches up with what happened while the service was down.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { type Litecoind, litecoindPath, startLitecoind } from '../helpers/litecoind.ts';
+import { startServerProcess } from '../helpers/server-process.ts';
+import { getJson, merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const LTC = { short: 'LTC', network: 'litecoin' };
+const installed = litecoindPath() !== undefined;
+// CI installs litecoind; elsewhere the suite says why it skips.
+const skip = installed ? false : process.env.CI ? false : 'litecoind is not installed (apt-get install litecoind); CI runs this';
+
+describe('litecoin through Litecoin Core (regtest)', { skip }, () => {
+  let node: Litecoind;
+  let server: TestServer;
+  let api: ReturnType<typeof merchantApi>;
+  let invoice = 0;
+
+  before(async () => {
+    node = await startLitecoind();
+    server = await startTestServer({ env: { LITECOIN_RPC_URL: node.rpcUrl, LITECOIN_CHAIN: 'regtest' } });
+    api = merchantApi(server, await server.createMerchant('Litecoin Shop'));
+  });
+  after(async () => {
+    await server?.close();
+    await node?.stop();
+  });
+
+  /** Lets the follower read the node now (it also polls by itself every second). */
+  const follow = () => server.services.followers.get('litecoin')!.pollFresh();
+
+  async function newPayment(amount: string) {
+    const response = await api.post('/payment', { amount, asset: LTC, invoice: `ltc-${++invoice}` });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return response.body as { id: string; addressTo: string; confirmsNeeded: number; paymentUri: string };
+  }
+
+  const read = async (id: string) => (await api.get(`/payment/${id}`)).body;
+
+  test('a payment address is a regtest address of this installation; other networks stay simulated', async () => {
+    const payment = await newPayment('0.5');
+    assert.match(payment.addressTo, /^rltc1q[02-9ac-hj-np-z]{38}$/);
+    assert.equal(payment.paymentUri, `litecoin:${payment.addressTo}?amount=0.5`);
+    const info = await node.rpc<{ isvalid: boolean }>('validateaddress', payment.addressTo);
+    assert.equal(info.isvalid, true);
+    const btc = await api.post('/payment', { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } });
+    assert.match(btc.body.addressTo, /^bc1q/);
+    const simulated = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '0.5', asset: LTC });
+    assert.equal(simulated.status, 400, 'litecoin is not simulated any more');
+  });
+
+  test('paid from a wallet: seen unconfirmed, then CONFIRMING → COMPLETE as blocks come, and credited', async () => {
+    const payment = await newPayment('1.25');
+    const txid = await node.rpc<string>('sendtoaddress', payment.addressTo, 1.25);
+    await follow();
+    let record = await read(payment.id);
+    assert.equal(record.status, 'CONFIRMING');
+    assert.deepEqual(record.transactions.map((t: any) => [t.txnId, t.receivedAmount, t.confirmations]), [[txid, '1.25000000', 0]]);
+    await node.mine(1);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.transactions[0].confirmations, 1);
+    assert.equal(record.status, 'CONFIRMING');
+    await node.mine(payment.confirmsNeeded - 1);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.transactions[0].confirmations, payment.confirmsNeeded);
+    const balance = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'LTC');
+    assert.equal(balance.available, '1.25000000');
+  });
+
+  test('partial, then the rest: OPEN with the amount due, then complete', async () => {
+    const payment = await newPayment('0.3');
+    await node.rpc('sendtoaddress', payment.addressTo, 0.1);
+    await follow();
+    let record = await read(payment.id);
+    assert.equal(record.status, 'OPEN');
+    assert.equal(record.amountDue, '0.20000000');
+    await node.rpc('sendtoaddress', payment.addressTo, 0.2);
+    await node.mine(payment.confirmsNeeded);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.totalReceivedAmount, '0.30000000');
+    assert.equal(record.transactions.length, 2);
+  });
+
+  test('a reorganisation that takes the block away counts the transaction unconfirmed again, then anew', async () => {
+    const payment = await newPayment('0.4');
+    const txid = await node.rpc<string>('sendtoaddress', payment.addressTo, 0.4);
+    const [block] = await node.mine(1);
+    await follow();
+    assert.equal((await read(payment.id)).transactions[0].confirmations, 1);
+    await node.rpc('invalidateblock', block);
+    await follow();
+    let record = await read(payment.id);
+    assert.deepEqual(record.transactions.map((t: any) => [t.txnId, t.confirmations]), [[txid, 0]]);
+    assert.equal(record.status, 'CONFIRMING');
+    // Mined again on the other branch.
+    await node.rpc('reconsiderblock', block);
+    await node.mine(payment.confirmsNeeded);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.transactions.length, 1);
+  });
+
+  test('a transaction replaced by a fee bump (RBF) counts once, as its replacement', async () => {
+    const payment = await newPayment('0.6');
+    const original = await node.rpc<string>('sendtoaddress', payment.addressTo, 0.6, '', '', false, true);
+    await follow();
+    assert.deepEqual((await read(payment.id)).transactions.map((t: any) => t.txnId), [original]);
+    const { txid: replacement } = await node.rpc<{ txid: string }>('bumpfee', original);
+    // The original is gone from the mempool on two polls in a row before it is called dropped.
+    await follow();
+    await follow();
+    await follow();
+    let record = await read(payment.id);
+    assert.deepEqual(record.transactions.map((t: any) => [t.txnId, t.receivedAmount]), [[replacement, '0.60000000']]);
+    await node.mine(payment.confirmsNeeded);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.totalReceivedAmount, '0.60000000');
+  });
+
+  test('funds after expiry are recorded as late and do not complete the payment', async () => {
+    const payment = await newPayment('0.2');
+    server.clock.advance(2 * 3600_000);
+    await node.rpc('sendtoaddress', payment.addressTo, 0.2);
+    await node.mine(payment.confirmsNeeded);
+    await follow();
+    const record = await read(payment.id);
+    assert.equal(record.status, 'EXPIRED');
+    assert.deepEqual(record.transactions.map((t: any) => t.late), [true]);
+  });
+
+  test('GET /health shows the network following the node', async () => {
+    await follow();
+    const health = await getJson(`${server.url}/health`);
+    assert.equal(health.body.networks.litecoin.state, 'ok');
+    assert.equal(health.body.networks.litecoin.height, await node.rpc<number>('getblockcount'));
+  });
+
+  test('approving a litecoin withdrawal is refused with 409 payouts-disabled, saying why, and reserves stay', async () => {
+    const recipient = await node.rpc<string>('getnewaddress', '', 'bech32');
+    const created = await api.post('/withdrawal', { amount: '0.5', asset: LTC, addressTo: recipient, invoice: 'ltc-out-1' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const approved = await api.post(`/withdrawal/${created.body.id}/approve`, {});
+    assert.equal(approved.status, 409);
+    assert.equal(approved.body.error.code, 'payouts-disabled');
+    assert.match(approved.body.error.message, /cannot sign and send/);
+    assert.equal((await api.get(`/withdrawal/${created.body.id}`)).body.status, 'OPEN');
+    const mainnet = await api.post('/withdrawal', { amount: '0.5', asset: LTC, addressTo: 'ltc1qg82tprnk5hcnt3hdfytp5hmgh5c7mnl5sclvyk', invoice: 'ltc-out-2' });
+    assert.equal(mainnet.status, 400, 'a mainnet address is refused on regtest');
+  });
+});
+
+describe('start-up and restart against a real node', { skip }, () => {
+  let node: Litecoind;
+  before(async () => {
+    node = await startLitecoind();
+  });
+  after(() => node?.stop());
+
+  test('a node on another chain, an unreachable node or wrong credentials stop start-up with one line', async () => {
+    const url = new URL(node.rpcUrl);
+    for (const [env, pattern] of [
+      [{ LITECOIN_RPC_URL: node.rpcUrl, LITECOIN_CHAIN: 'main' }, /\ncrypto-checkout: LITECOIN_RPC_URL: the node is on the "regtest" chain, but LITECOIN_CHAIN is "main"\n/],
+      [{ LITECOIN_RPC_URL: `http://u:p@127.0.0.1:9/`, LITECOIN_CHAIN: 'regtest' }, /LITECOIN_RPC_URL: the node at http:\/\/127\.0\.0\.1:9 did not answer getblockchaininfo/],
+      [{ LITECOIN_RPC_URL: `http://wrong:creds@${url.host}/`, LITECOIN_CHAIN: 'regtest' }, /refused the credentials/],
+    ] as const) {
+      await assert.rejects(startServerProcess({ ...env }), (err: Error) => pattern.test(err.message));
+    }
+  });
+
+  test('a payment made while the service was down is found after restart', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-ltc-restart-'));
+    try {
+      const env = { DATA_DIR: dataDir, LITECOIN_RPC_URL: node.rpcUrl, LITECOIN_CHAIN: 'regtest' };
+      const first = await startServerProcess(env);
+      const keys = readDemoMerchant(dataDir)!;
+      const client = merchantApi({ api: `${first.url}/v2` }, keys);
+      const payment = (await client.post('/payment', { amount: '0.7', asset: LTC })).body;
+      await first.stop('SIGKILL');
+      const txid = await node.rpc<string>('sendtoaddress', payment.addressTo, 0.7);
+      await node.mine(payment.confirmsNeeded);
+      const second = await startServerProcess(env);
+      try {
+        const again = merchantApi({ api: `${second.url}/v2` }, keys);
+        let record: any;
+        for (let i = 0; i < 100; i++) {
+          record = (await again.get(`/payment/${payment.id}`)).body;
+          if (record.status === 'COMPLETE') break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.equal(record.status, 'COMPLETE');
+        assert.deepEqual(record.transactions.map((t: any) => t.txnId), [txid]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
