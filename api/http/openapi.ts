@@ -174,7 +174,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
             400: 'validation-failed (the body must be `{}`) or invalid-json',
             ...SIGNED,
             404: 'withdrawal-not-found',
-            409: 'invalid-state (only an OPEN withdrawal can be approved), or idempotency-key-in-use',
+            409: 'invalid-state (only an OPEN withdrawal can be approved), payouts-disabled (this network cannot pay out here; the message says why), or idempotency-key-in-use',
             422: IDEMPOTENT[422],
             ...JSON_BODY,
           }),
