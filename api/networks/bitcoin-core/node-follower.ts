@@ -194,7 +194,7 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
     }
     const own = await uow.stores.followers.ownAddresses(network, transactions.flatMap((t) => t.vout.map(addressOf).filter((a): a is string => a !== undefined)));
     for (const txn of transactions) await report(txn, null, 0, own);
-    mempoolSeen = new Set([...mempool]);
+    mempoolSeen = new Set(mempool);
     // A block found while the mempool was read would make its transactions look dropped: check again next time.
     if ((await rpc.call<string>('getbestblockhash')) !== tipHash) return;
     const unconfirmed = (await uow.stores.followers.followed(network)).filter((t) => t.blockHeight === null && !mempool.has(t.txnId)).map((t) => t.txnId);
