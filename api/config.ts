@@ -36,7 +36,17 @@ export interface Config {
   /** How long a webhook endpoint has to answer, in milliseconds. */
   readonly webhookTimeoutMs: number;
   /** Bitcoin Core-compatible nodes by network (BITCOIN_RPC_URL, LITECOIN_RPC_URL), with the chain each is on. */
-  readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', { rpcUrl: string; chain: ChainName }>>>;
+  readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', NodeConfig>>>;
+  /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
+  readonly walletMnemonicFile: string;
+}
+
+/** A Bitcoin Core-compatible node a network runs on. */
+export interface NodeConfig {
+  rpcUrl: string;
+  chain: ChainName;
+  /** Sat/vB for payouts when the node has no fee estimate (<NETWORK>_FALLBACK_FEE_RATE). */
+  fallbackFeeRate: bigint;
 }
 
 /** A configuration value that cannot be used; main prints its message and exits. */
@@ -110,7 +120,7 @@ function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 function nodesOf(env: NodeJS.ProcessEnv): Config['nodes'] {
-  const nodes: Partial<Record<'bitcoin' | 'litecoin', { rpcUrl: string; chain: ChainName }>> = {};
+  const nodes: Partial<Record<'bitcoin' | 'litecoin', NodeConfig>> = {};
   for (const network of ['bitcoin', 'litecoin'] as const) {
     const prefix = network.toUpperCase();
     const raw = env[`${prefix}_RPC_URL`];
@@ -124,7 +134,7 @@ function nodesOf(env: NodeJS.ProcessEnv): Config['nodes'] {
       throw new ConfigError(`${prefix}_RPC_URL must be a URL like http://user:password@127.0.0.1:8332`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${prefix}_RPC_URL must start with http:// or https://`);
-    nodes[network] = { rpcUrl: raw, chain: chainRaw as ChainName };
+    nodes[network] = { rpcUrl: raw, chain: chainRaw as ChainName, fallbackFeeRate: BigInt(integer(env, `${prefix}_FALLBACK_FEE_RATE`, 10, 1, 10_000)) };
   }
   return nodes;
 }
@@ -169,5 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 60) * 1000,
     nodes: nodesOf(env),
+    walletMnemonicFile: path.resolve(env.WALLET_MNEMONIC_FILE || path.join(env.DATA_DIR || './data', 'wallet-mnemonic.txt')),
   });
 }

@@ -13,7 +13,8 @@ import { useUtxoChain } from './networks/address-codecs.ts';
 import { chainParams } from './networks/bitcoin-core/chain-params.ts';
 import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';
 import { createRpcClient, type RpcClient } from './networks/bitcoin-core/rpc-client.ts';
-import { ensureHdAccounts } from './networks/hd-wallet.ts';
+import { ensureHdAccounts, readMnemonic, rootKeyOf } from './networks/hd-wallet.ts';
+import { accountSigner, createUtxoPayouts } from './networks/bitcoin-core/utxo-payouts.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
@@ -61,7 +62,7 @@ export async function createServices(options: ServiceOptions) {
   }
   for (const network of nodeNetworks) useUtxoChain(network, chainParams(network, config.nodes[network]!.chain));
   const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, Object.fromEntries(nodeNetworks.map((n) => [n, config.nodes[n]!.chain])));
-  const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.dataDir);
+  const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.walletMnemonicFile, { create: !config.production });
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
   const events = await createPaymentEvents(db);
@@ -70,14 +71,39 @@ export async function createServices(options: ServiceOptions) {
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
   const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: nodeNetworks }) : undefined;
 
-  // Each network on a node follows it for payments.
+  // Each network on a node follows it for payments, and pays out from the wallet it received.
+  const walletMnemonic = nodeNetworks.length > 0 ? readMnemonic(config.walletMnemonicFile) : undefined;
+  const walletRoot = walletMnemonic === undefined ? undefined : rootKeyOf(walletMnemonic);
   const followers = new Map<string, ReturnType<typeof createNodeFollower>>();
   for (const network of nodeNetworks) {
     const node = config.nodes[network]!;
     const rpc = rpcs.get(network)!;
     const native = registry.assets().find((a) => a.network === network && a.contractAddress === null);
     if (!native) throw new Error(`network ${network} has no native asset in the registry`);
-    followers.set(network, createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger }));
+    const xpub = (await uow.stores.addresses.xpubOf(network))!;
+    const accountPath = registry.network(network).accountPath;
+    // Payouts need the mnemonic; without it (or with another wallet's) the installation only receives.
+    let signer: ReturnType<typeof accountSigner>;
+    let noSignerReason = `Payouts on ${network} are off: there is no wallet mnemonic at ${config.walletMnemonicFile} (WALLET_MNEMONIC_FILE), so this installation receives on ${network} but cannot sign.`;
+    if (walletRoot) {
+      signer = accountSigner(walletRoot, accountPath, xpub);
+      noSignerReason = `Payouts on ${network} are off: the mnemonic at ${config.walletMnemonicFile} is not the wallet whose addresses this installation hands out.`;
+    }
+    if (!signer) logger.warn({ network }, noSignerReason);
+    const payouts = createUtxoPayouts({
+      network,
+      params: chainParams(network, node.chain),
+      rpc,
+      uow,
+      clock,
+      xpub,
+      signer,
+      noSignerReason,
+      fallbackFeeRate: node.fallbackFeeRate,
+    });
+    const follower = createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger, payouts });
+    await follower.start();
+    followers.set(network, follower);
   }
 
   const adapter = (network: string): NetworkAdapter => {

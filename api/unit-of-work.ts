@@ -13,6 +13,7 @@ import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
 import { FollowerStore } from './networks/bitcoin-core/follower.store.ts';
+import { WalletStore } from './networks/bitcoin-core/wallet.store.ts';
 import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
@@ -30,6 +31,7 @@ export class Stores {
   #rateLimits?: RateLimitStore;
   #webhooks?: WebhookStore;
   #followers?: FollowerStore;
+  #wallet?: WalletStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -68,6 +70,9 @@ export class Stores {
   }
   get followers(): FollowerStore {
     return (this.#followers ??= new FollowerStore(this.sql));
+  }
+  get wallet(): WalletStore {
+    return (this.#wallet ??= new WalletStore(this.sql));
   }
 }
 

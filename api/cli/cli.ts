@@ -15,6 +15,7 @@ import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
+import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
 import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
 
 const USAGE = `Usage:
@@ -23,6 +24,7 @@ const USAGE = `Usage:
   npm run cli -- merchant list [--json]
   npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
 ${WEBHOOK_USAGE}
+${WALLET_USAGE}
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
@@ -32,6 +34,8 @@ instance within 30 seconds.
 merchant list: every merchant (id, name, e-mail, site, when its previous keys stop working); no keys.
 db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
 DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).
+wallet: the payout wallet of a network on a node (BITCOIN_/LITECOIN_RPC_URL): the address payouts
+are sent from and change returns to, and what it can send now (confirmed, unspent).
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
@@ -48,6 +52,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   }
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
   if (resource === 'webhook') return webhookCommand(action, rest, out, err);
+  if (resource === 'wallet') return walletCommand(argv.slice(1), out, err);
   if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
   if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {

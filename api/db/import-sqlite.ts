@@ -31,6 +31,9 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   // Where each network's node follower stands, and the transactions it follows.
   { name: 'chain_cursors', key: 'network', since: '0070-chain-following' },
   { name: 'chain_transactions', key: 'network, txn_id', since: '0070-chain-following' },
+  // The wallet's received outputs and the signed payouts (stored before their broadcast).
+  { name: 'chain_outputs', key: 'network, txn_id, vout', since: '0071-utxo-payouts' },
+  { name: 'payout_transactions', key: 'withdrawal_id', since: '0071-utxo-payouts' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];

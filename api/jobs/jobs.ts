@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../services.ts';
 
 const SWEEP_MS = 1_000;
-const PAYOUT_RETRY_MS = 30_000;
+// Approved payouts waiting for funds (or for the node) are tried again this often.
+const PAYOUT_RETRY_MS = 5_000;
 const HOUSEKEEPING_MS = 60_000;
 const POOL_IDLE_MS = 1_000;
 const WEBHOOK_LOG_DAYS = 30;

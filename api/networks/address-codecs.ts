@@ -117,6 +117,14 @@ const CODECS: Record<string, AddressCodec> = {
  */
 export function useUtxoChain(network: 'bitcoin' | 'litecoin', params: BtcNetwork): void {
   CODECS[network] = btcLike([params]);
+  chainsInUse[network] = params;
+}
+
+const chainsInUse: Partial<Record<'bitcoin' | 'litecoin', BtcNetwork>> = {};
+
+/** The chains set with `useUtxoChain` in this thread (a worker thread must be told them). */
+export function utxoChainsInUse(): Partial<Record<'bitcoin' | 'litecoin', BtcNetwork>> {
+  return { ...chainsInUse };
 }
 
 /** The codec of a network; a network without one cannot be served (it needs code, not data). */

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { AddressStore } from './address.store.ts';
+import { utxoChainsInUse } from './address-codecs.ts';
 import type { AssetRegistry } from './asset-registry.ts';
 import type { DeriveRequest, DeriveResponse } from './derive-worker.ts';
 import { deriveReceiveAddress } from './hd-wallet.ts';
@@ -67,7 +68,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     return address;
   }
 
-  function deriveInWorker(request: Omit<DeriveRequest, 'id'>): Promise<string[]> {
+  function deriveInWorker(request: Omit<DeriveRequest, 'id' | 'chains'>): Promise<string[]> {
     if (!worker) {
       const started = startDeriveWorker();
       worker = started;
@@ -97,7 +98,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     const id = nextRequestId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { worker: target, resolve, reject });
-      target.postMessage({ id, ...request } satisfies DeriveRequest);
+      target.postMessage({ id, ...request, chains: utxoChainsInUse() } satisfies DeriveRequest);
     });
   }
 

@@ -15,35 +15,25 @@ import { addressCodec } from './address-codecs.ts';
 import type { AddressStore } from './address.store.ts';
 import type { AssetRegistry } from './asset-registry.ts';
 
-/** Name of the file, inside DATA_DIR, that holds the installation's mnemonic. */
-export const MNEMONIC_FILE = 'wallet-mnemonic.txt';
-
 /**
  * Makes sure every network has an account xpub in hd_accounts, generating the installation's
  * mnemonic on first start. Returns the path of the mnemonic file when it was just created.
  */
-export async function ensureHdAccounts(addresses: AddressStore, registry: AssetRegistry, dataDir: string): Promise<string | undefined> {
+export async function ensureHdAccounts(addresses: AddressStore, registry: AssetRegistry, file: string, options: { create: boolean } = { create: true }): Promise<string | undefined> {
   const existing = new Set(await addresses.accountNetworks());
   const missing = registry.networks().filter((n) => !existing.has(n.name));
   if (missing.length === 0) return undefined;
   let created: string | undefined;
-  const file = path.join(dataDir, MNEMONIC_FILE);
-  let mnemonic: string;
-  if (fs.existsSync(file)) {
-    mnemonic = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.trim();
-    if (!validateMnemonic(mnemonic, wordlist)) throw new Error(`${file} does not end with a valid BIP39 mnemonic`);
-  } else if (missing.length === registry.networks().length) {
-    mnemonic = generateMnemonic(wordlist, 256);
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(
-      file,
-      '# The BIP39 mnemonic of this installation\'s wallet. It controls every payment address.\n' +
-        '# Back it up and move it off this machine; receiving needs only the public keys in the database.\n' +
-        mnemonic + '\n',
-      { mode: 0o600, flag: 'wx' },
+  let mnemonic = readMnemonic(file);
+  if (mnemonic === undefined && missing.length === registry.networks().length && !options.create) {
+    throw new Error(
+      `there is no wallet yet, and NODE_ENV=production never generates one: put a BIP39 mnemonic in ${file} (WALLET_MNEMONIC_FILE), mode 0600 (npm run cli -- wallet create-mnemonic --file ${file} writes a new one)`,
     );
+  }
+  if (mnemonic === undefined && missing.length === registry.networks().length) {
+    mnemonic = writeNewMnemonic(file);
     created = file;
-  } else {
+  } else if (mnemonic === undefined) {
     throw new Error(`networks ${missing.map((n) => n.name).join(', ')} have no account key and ${file} is not there to derive one`);
   }
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
@@ -56,6 +46,34 @@ export async function ensureHdAccounts(addresses: AddressStore, registry: AssetR
     }
   }
   return created;
+}
+
+/** Writes a new 24-word mnemonic to a file that must not exist yet (mode 0600); returns it. */
+export function writeNewMnemonic(file: string): string {
+  const mnemonic = generateMnemonic(wordlist, 256);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(
+    file,
+    '# The BIP39 mnemonic of this installation\'s wallet. It controls every payment address and signs payouts.\n' +
+      '# Back it up offline. Without this file the service still receives, but cannot pay out.\n' +
+      mnemonic +
+      '\n',
+    { mode: 0o600, flag: 'wx' },
+  );
+  return mnemonic;
+}
+
+/** The mnemonic in a wallet file (its last line), or undefined when there is no file. */
+export function readMnemonic(file: string): string | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  const mnemonic = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.trim();
+  if (!validateMnemonic(mnemonic, wordlist)) throw new Error(`${file} does not end with a valid BIP39 mnemonic`);
+  return mnemonic;
+}
+
+/** The wallet's root key from its mnemonic. */
+export function rootKeyOf(mnemonic: string): HDKey {
+  return HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
 }
 
 /** A chain node (xpub/0 or xpub/1) with its public point decompressed once. */

@@ -41,6 +41,14 @@ export interface SentPayout {
   addressFrom: string;
 }
 
+/**
+ * A payout that cannot go out yet (the wallet cannot cover it, or holds no signing key): the
+ * withdrawal stays APPROVED with this message as its `failureReason`, and is tried again.
+ */
+export class PayoutWaiting extends Error {
+  override name = 'PayoutWaiting';
+}
+
 /** One network's connection to its chain. */
 export interface NetworkAdapter {
   readonly network: string;

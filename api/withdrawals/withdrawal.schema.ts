@@ -67,6 +67,10 @@ export const WithdrawalOutput = z
     updatedAt: Timestamp,
     fee: z.string().meta({ description: 'Extension: the network fee taken from amount.' }),
     confirmations: z.number().int().min(0).meta({ description: 'Extension: confirmations of the payout transaction, counted up to the network\'s confirmations needed.' }),
+    failureReason: z
+      .string()
+      .optional()
+      .meta({ description: 'Extension: present while an APPROVED withdrawal cannot be sent yet (the payout wallet cannot cover it, or this installation holds no signing key), saying why; it goes out once it can.' }),
   })
   .meta({ id: 'Withdrawal' });
 /** The withdrawal record as the API returns it. */

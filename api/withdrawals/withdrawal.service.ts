@@ -12,7 +12,7 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
-import type { NetworkAdapter } from '../networks/network-adapter.ts';
+import { type NetworkAdapter, PayoutWaiting } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
@@ -152,13 +152,21 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     const withdrawal = await uow.stores.withdrawals.findById(id);
     if (!withdrawal || withdrawal.status !== 'APPROVED' || withdrawal.txnId) return;
     const asset = registry.byId(withdrawal.assetId);
-    const sent = await deps.adapter(asset.network).send({
-      reference: withdrawal.id,
-      asset,
-      addressTo: withdrawal.addressTo,
-      destTag: withdrawal.destTag,
-      amount: withdrawal.receivedAmount,
-    });
+    let sent;
+    try {
+      sent = await deps.adapter(asset.network).send({
+        reference: withdrawal.id,
+        asset,
+        addressTo: withdrawal.addressTo,
+        destTag: withdrawal.destTag,
+        amount: withdrawal.receivedAmount,
+      });
+    } catch (err) {
+      if (!(err instanceof PayoutWaiting)) throw err;
+      // Stays APPROVED, saying why, until it can go: logged when the reason is new.
+      if (await uow.stores.withdrawals.setFailureReason(id, err.message, clock())) logger.warn({ withdrawalId: id, reason: err.message }, 'payout waiting');
+      return;
+    }
     await recordSent(withdrawal, sent.txnId, sent.addressFrom);
   }
 
@@ -184,6 +192,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
         txnId: null,
         confirmations: 0,
         status: 'OPEN',
+        failureReason: null,
         customer: customerOrNull(input.customer),
         invoice: input.invoice,
         createdAt: now,

@@ -16,6 +16,8 @@ export interface Withdrawal {
   txnId: string | null;
   confirmations: number;
   status: WithdrawalStatus;
+  /** Why an APPROVED withdrawal has not gone out yet (the payout wallet cannot cover it); null otherwise. */
+  failureReason: string | null;
   customer: Customer | null;
   invoice: string;
   createdAt: number;
@@ -43,6 +45,7 @@ interface WithdrawalRow extends CustomerColumns {
   txn_id: string | null;
   confirmations: number;
   status: WithdrawalStatus;
+  failure_reason?: string | null;
   invoice: string;
   created_at: number;
   updated_at: number;
@@ -62,6 +65,7 @@ function toWithdrawal(row: WithdrawalRow): Withdrawal {
     txnId: row.txn_id,
     confirmations: row.confirmations,
     status: row.status,
+    failureReason: row.failure_reason ?? null,
     customer: customerFromColumns(row),
     invoice: row.invoice,
     createdAt: row.created_at,
@@ -100,7 +104,7 @@ export class WithdrawalStore {
 
   /** Stores a new withdrawal; a repeated invoice of the merchant is a UniqueViolation. */
   async insert(withdrawal: Withdrawal): Promise<void> {
-    const { customer, ...fields } = withdrawal;
+    const { customer, failureReason: _unsent, ...fields } = withdrawal;
     await this.sql.run(INSERT, { ...fields, ...customerColumns(customer) });
   }
 
@@ -146,7 +150,17 @@ export class WithdrawalStore {
 
   /** Records the broadcast payout; false if it was already recorded. */
   async markSent(id: string, txnId: string, addressFrom: string, at: number): Promise<boolean> {
-    return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
+    return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, failure_reason = NULL, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
+  }
+
+  /** Records why an approved withdrawal cannot go out yet; false when that reason is already there. */
+  async setFailureReason(id: string, reason: string, at: number): Promise<boolean> {
+    return (
+      (await this.sql.run(
+        "UPDATE withdrawals SET failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'APPROVED' AND txn_id IS NULL AND (failure_reason IS NULL OR failure_reason <> ?)",
+        [reason, at, id, reason],
+      )) === 1
+    );
   }
 
   /** Updates the payout's confirmation count. */

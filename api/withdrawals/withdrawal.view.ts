@@ -23,5 +23,6 @@ export function toWithdrawalOutput(registry: AssetRegistry, withdrawal: Withdraw
     updatedAt: isoTime(withdrawal.updatedAt),
     fee: withdrawal.fee,
     confirmations: withdrawal.confirmations,
+    ...(withdrawal.failureReason !== null && withdrawal.status === 'APPROVED' ? { failureReason: withdrawal.failureReason } : {}),
   };
 }

@@ -372,3 +372,40 @@ describe('webhook add / list / delete', () => {
     assert.match(unknownEndpoint.stderr, /No webhook endpoint/);
   });
 });
+
+describe('wallet', () => {
+  let store: Store;
+  before(async () => {
+    store = await createStore('checkout-cli-wallet-');
+  });
+  after(() => removeStore(store));
+
+  test('create-mnemonic writes a new 24-word wallet file, mode 0600, and never overwrites one', async () => {
+    const file = path.join(store.dataDir, 'offline', 'wallet-mnemonic.txt');
+    const created = await npmCli(['wallet', 'create-mnemonic', '--file', file], store);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /Wrote a new wallet mnemonic to .*wallet-mnemonic\.txt \(mode 0600\)/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const words = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1)!.split(' ');
+    assert.equal(words.length, 24);
+    const before = fs.readFileSync(file, 'utf8');
+    const again = await cli(['wallet', 'create-mnemonic', '--file', file], store);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /exists already; a wallet file is never overwritten/);
+    assert.equal(fs.readFileSync(file, 'utf8'), before);
+  });
+
+  test('the payout wallet needs a network on a node: clear errors otherwise', async () => {
+    for (const [args, code, pattern] of [
+      [['wallet'], 2, /--network is required/],
+      [['wallet', '--network', 'ethereum'], 2, /ethereum is not one of them/],
+      [['wallet', '--network', 'litecoin', '--jsn'], 2, /Unknown option '--jsn'/],
+      [['wallet', '--network', 'litecoin', '--json'], 1, /litecoin does not run on a node here: set LITECOIN_RPC_URL/],
+    ] as const) {
+      const result = await cli([...args], store);
+      assert.equal(result.code, code, args.join(' '));
+      assert.match(result.stderr, pattern);
+      assert.equal(result.stdout, '');
+    }
+  });
+});

@@ -2,14 +2,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 let server: ServerProcess;
 before(async () => {
-  server = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off' });
+  // Production never generates a wallet: the operator brings the mnemonic file.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-production-'));
+  fs.writeFileSync(path.join(dataDir, 'wallet-mnemonic.txt'), `${MNEMONIC}\n`, { mode: 0o600 });
+  server = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', DATA_DIR: dataDir });
 });
 after(() => server.stop());
 
@@ -30,6 +35,16 @@ test('still serves the API, the payer page and the widget', async () => {
   assert.equal((await fetch(`${server.url}/v2/payment`)).status, 401);
   assert.equal((await fetch(`${server.url}/pay?id=00000000-0000-4000-8000-000000000000`)).status, 404);
   assert.equal((await fetch(`${server.url}/widget/crypto-checkout.js`)).status, 200);
+});
+
+test('never generates a wallet: without a mnemonic file a new installation stops, saying where to put one', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-production-'));
+  try {
+    await assert.rejects(startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', DATA_DIR: dataDir }), /NODE_ENV=production never generates one: put a BIP39 mnemonic in .*wallet-mnemonic\.txt \(WALLET_MNEMONIC_FILE\)/);
+    assert.equal(fs.existsSync(path.join(dataDir, 'wallet-mnemonic.txt')), false);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test('refuses to start with the simulator switched on', async () => {
@@ -56,7 +71,9 @@ test('the OpenAPI document lists no simulator schema or route', async () => {
 });
 
 test('an https PUBLIC_URL (TLS at a proxy) adds HSTS', async () => {
-  const secure = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', PUBLIC_URL: 'https://pay.example.com' });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-production-'));
+  fs.writeFileSync(path.join(dataDir, 'wallet-mnemonic.txt'), `${MNEMONIC}\n`, { mode: 0o600 });
+  const secure = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', PUBLIC_URL: 'https://pay.example.com', DATA_DIR: dataDir });
   try {
     assert.equal((await fetch(`${secure.url}/health`)).headers.get('strict-transport-security'), 'max-age=31536000');
   } finally {

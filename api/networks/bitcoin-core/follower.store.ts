@@ -41,6 +41,21 @@ export class FollowerStore {
     );
   }
 
+  /** Starts following a transaction this service broadcast (nothing changes if it is followed already). */
+  async followIfNew(network: string, txnId: string, at: number): Promise<void> {
+    await this.sql.run('INSERT INTO chain_transactions (network, txn_id, block_hash, block_height, seen_at) VALUES (?, ?, NULL, NULL, ?) ON CONFLICT DO NOTHING', [network, txnId, at]);
+  }
+
+  /** Which of these transactions are followed (one indexed lookup for a whole block). */
+  async followedAmong(network: string, txnIds: readonly string[]): Promise<Set<string>> {
+    if (txnIds.length === 0) return new Set();
+    const rows = await this.sql.all<{ txn_id: string }>(
+      `SELECT txn_id FROM chain_transactions WHERE network = ? AND txn_id IN ${this.sql.dialect.jsonValues('?')}`,
+      [network, jsonTextList(txnIds)],
+    );
+    return new Set(rows.map((row) => row.txn_id));
+  }
+
   /** Every transaction followed on the network. */
   async followed(network: string): Promise<FollowedTransaction[]> {
     const rows = await this.sql.all<{ txn_id: string; block_hash: string | null; block_height: number | null }>(
@@ -65,13 +80,16 @@ export class FollowerStore {
     await this.sql.run(`DELETE FROM chain_transactions WHERE network = ? AND txn_id IN ${this.sql.dialect.jsonValues('?')}`, [network, jsonTextList(txnIds)]);
   }
 
-  /** Which of these addresses are this installation's on the network (one indexed lookup for a whole block). */
-  async ownAddresses(network: string, addresses: readonly string[]): Promise<Set<string>> {
-    if (addresses.length === 0) return new Set();
-    const rows = await this.sql.all<{ address: string }>(
-      `SELECT address FROM addresses WHERE network = ? AND address IN ${this.sql.dialect.jsonValues('?')}`,
+  /**
+   * Which of these addresses are this installation's receiving addresses on the network, with each
+   * one's derivation index (one indexed lookup for a whole block).
+   */
+  async ownAddresses(network: string, addresses: readonly string[]): Promise<Map<string, number>> {
+    if (addresses.length === 0) return new Map();
+    const rows = await this.sql.all<{ address: string; derivation_index: number | null }>(
+      `SELECT address, derivation_index FROM addresses WHERE network = ? AND address IN ${this.sql.dialect.jsonValues('?')}`,
       [network, jsonTextList([...new Set(addresses)])],
     );
-    return new Set(rows.map((row) => row.address));
+    return new Map(rows.map((row) => [row.address, Number(row.derivation_index ?? 0)]));
   }
 }

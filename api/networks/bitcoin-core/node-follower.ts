@@ -20,6 +20,7 @@ import type { ChainEvent, NetworkAdapter, Payout, SentPayout } from '../network-
 import type { ChainName } from './chain-params.ts';
 import type { ChainCursor } from './follower.store.ts';
 import { NodeUnreachable, type RpcClient } from './rpc-client.ts';
+import { fromSats, type UtxoPayouts } from './utxo-payouts.ts';
 
 interface NodeOutput {
   value: number;
@@ -54,8 +55,16 @@ export interface NodeFollowerOptions {
   asset: Asset;
   clock: Clock;
   logger: Logger;
+  /** The wallet's payout side: its payout address (where change returns) and signing. */
+  payouts: UtxoPayouts;
   /** Between polls of the tip and the mempool. */
   pollMs?: number;
+}
+
+// An output's key under the account: chain 0 receives payments, chain 1 index 0 is the payout address.
+interface OwnKey {
+  chain: 0 | 1;
+  index: number;
 }
 
 // Confirmations after which a transaction is no longer followed (deeper than any reorganisation
@@ -83,8 +92,10 @@ export async function checkNode(rpc: RpcClient, network: string, chain: ChainNam
 }
 
 /** Creates the network's adapter over its node. */
-export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter & { status(): FollowerStatus; pollOnce(): Promise<void>; pollFresh(): Promise<void> } {
-  const { network, rpc, uow, asset, clock, logger } = options;
+export function createNodeFollower(
+  options: NodeFollowerOptions,
+): NetworkAdapter & { status(): FollowerStatus; start(): Promise<void>; pollOnce(): Promise<void>; pollFresh(): Promise<void> } {
+  const { network, rpc, uow, asset, clock, logger, payouts } = options;
   const pollMs = options.pollMs ?? 1_000;
   let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -100,20 +111,33 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
     if (deliver) await deliver(event);
   };
 
-  async function report(txn: NodeTransaction, block: { hash: string; height: number } | null, tipHeight: number, own: Set<string>): Promise<boolean> {
-    // Outputs to the same address of one transaction count together.
+  // The installation's keys among these addresses: payment addresses and the payout address.
+  async function ownKeys(addresses: string[]): Promise<Map<string, OwnKey>> {
+    const own = new Map<string, OwnKey>();
+    for (const [address, index] of await uow.stores.followers.ownAddresses(network, addresses)) own.set(address, { chain: 0, index });
+    if (addresses.includes(payouts.payoutAddress)) own.set(payouts.payoutAddress, { chain: 1, index: 0 });
+    return own;
+  }
+
+  async function report(txn: NodeTransaction, block: { hash: string; height: number } | null, tipHeight: number, own: Map<string, OwnKey>): Promise<boolean> {
+    // Outputs to the same payment address of one transaction count together.
     const paid = new Map<string, bigint>();
+    const outputs = [];
     for (const output of txn.vout) {
       const address = addressOf(output);
-      if (!address || !own.has(address)) continue;
+      const key = address === undefined ? undefined : own.get(address);
+      if (!address || !key) continue;
       const [whole = '0', fraction = ''] = coins(output.value).split('.');
-      paid.set(address, (paid.get(address) ?? 0n) + BigInt(whole + fraction.padEnd(8, '0')));
+      const sats = BigInt(whole + fraction.padEnd(8, '0'));
+      outputs.push({ txnId: txn.txid, vout: output.n, address, script: output.scriptPubKey.hex, value: sats, keyChain: key.chain, keyIndex: key.index });
+      if (key.chain === 0) paid.set(address, (paid.get(address) ?? 0n) + sats);
     }
-    if (paid.size === 0) return false;
+    if (outputs.length === 0) return false;
+    // Followed first: until its block is seen, the wallet does not spend what it received.
     await uow.stores.followers.follow(network, txn.txid, block, clock());
+    for (const output of outputs) await uow.stores.wallet.addOutput(network, output);
     const confirmations = block ? tipHeight - block.height + 1 : 0;
     for (const [address, sats] of paid) {
-      const digits = sats.toString().padStart(9, '0');
       await emit({
         kind: 'transaction',
         transaction: {
@@ -124,7 +148,7 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
           addressFrom: '',
           addressTo: address,
           destTag: null,
-          amount: `${digits.slice(0, -8)}.${digits.slice(-8)}`,
+          amount: fromSats(sats),
           confirmations,
         },
       });
@@ -134,18 +158,29 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
 
   async function processBlock(block: NodeBlock, tipHeight: number): Promise<void> {
     const addresses = block.tx.flatMap((txn) => txn.vout.map(addressOf).filter((a): a is string => a !== undefined));
-    const own = await uow.stores.followers.ownAddresses(network, addresses);
-    if (own.size === 0) return;
-    for (const txn of block.tx) await report(txn, { hash: block.hash, height: block.height }, tipHeight, own);
+    const own = await ownKeys(addresses);
+    // Payouts this service broadcast are followed even when they pay no change back.
+    const followed = await uow.stores.followers.followedAmong(network, block.tx.map((txn) => txn.txid));
+    const at = { hash: block.hash, height: block.height };
+    for (const txn of block.tx) {
+      if (!(await report(txn, at, tipHeight, own)) && followed.has(txn.txid)) await uow.stores.followers.follow(network, txn.txid, at, clock());
+    }
+  }
+
+  // First start: from the node's tip on (history before the first start holds no payment of ours).
+  // Stored before the service hands out an address, so a crash right after cannot skip a block.
+  async function startCursor(): Promise<ChainCursor> {
+    const tipHeight = await rpc.call<number>('getblockcount');
+    const cursor = { height: tipHeight, hash: await rpc.call<string>('getblockhash', [tipHeight]) };
+    await uow.stores.followers.setCursor(network, cursor);
+    return cursor;
   }
 
   async function followBlocks(): Promise<number> {
     const tipHeight = await rpc.call<number>('getblockcount');
     let cursor: ChainCursor | undefined = await uow.stores.followers.cursor(network);
     if (!cursor) {
-      // First start: from the node's tip on (history before the first start holds no payment of ours).
-      cursor = { height: tipHeight, hash: await rpc.call<string>('getblockhash', [tipHeight]) };
-      await uow.stores.followers.setCursor(network, cursor);
+      await startCursor();
       return tipHeight;
     }
     for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
@@ -192,7 +227,7 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
         // Mined or evicted since the mempool was listed: the next poll sees where it went.
       }
     }
-    const own = await uow.stores.followers.ownAddresses(network, transactions.flatMap((t) => t.vout.map(addressOf).filter((a): a is string => a !== undefined)));
+    const own = await ownKeys(transactions.flatMap((t) => t.vout.map(addressOf).filter((a): a is string => a !== undefined)));
     for (const txn of transactions) await report(txn, null, 0, own);
     mempoolSeen = new Set(mempool);
     // A block found while the mempool was read would make its transactions look dropped: check again next time.
@@ -201,6 +236,7 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
     const gone = unconfirmed.filter((txnId) => missingOnce.has(txnId));
     missingOnce = new Set(unconfirmed.filter((txnId) => !missingOnce.has(txnId)));
     for (const txnId of gone) {
+      await uow.stores.wallet.dropOutputs(network, txnId);
       await emit({ kind: 'dropped', network, txnId });
       await uow.stores.followers.forget(network, [txnId]);
     }
@@ -243,10 +279,8 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
       void pollOnce();
       tick();
     },
-    async send(_payout: Payout): Promise<SentPayout> {
-      throw new Error(`payouts on ${network} through a node are not available in this build`);
-    },
-    payoutsDisabled: `Payouts on ${network} through a node are not available in this build yet: the service receives on ${network}, but it cannot sign and send.`,
+    send: (payout: Payout): Promise<SentPayout> => payouts.send(payout),
+    payoutsDisabled: payouts.payoutsDisabled,
     close() {
       const pending = timer;
       timer = undefined;
@@ -254,6 +288,10 @@ export function createNodeFollower(options: NodeFollowerOptions): NetworkAdapter
       deliver = undefined;
     },
     status: () => status,
+    /** Stores the starting block on a first start (before any address of this network is handed out). */
+    async start() {
+      if (!(await uow.stores.followers.cursor(network))) await startCursor();
+    },
     pollOnce,
     /** A poll that starts after this call (waits out one under way): what tests use after acting on the node. */
     async pollFresh() {

@@ -1,0 +1,115 @@
+/**
+ * SQL for the installation's wallet on a UTXO network: the outputs its addresses received (spent by
+ * payouts) and the signed payout transactions, each stored before it is broadcast.
+ */
+import type { Sql } from '../../db/database.ts';
+
+/** An output paying one of this installation's keys. */
+export interface WalletOutput {
+  txnId: string;
+  vout: number;
+  address: string;
+  /** The output's scriptPubKey, hex. */
+  script: string;
+  /** In the network's smallest unit (satoshis, litoshis). */
+  value: bigint;
+  /** The key under the network's account: chain 0 receives payments, chain 1 is the payout address. */
+  keyChain: 0 | 1;
+  keyIndex: number;
+}
+
+/** A signed payout transaction. */
+export interface PayoutTransaction {
+  withdrawalId: string;
+  network: string;
+  txnId: string;
+  /** The signed transaction, hex, as `sendrawtransaction` takes it. */
+  raw: string;
+  /** The network fee it pays, in the smallest unit. */
+  fee: bigint;
+}
+
+interface OutputRow {
+  txn_id: string;
+  vout: number;
+  address: string;
+  script: string;
+  value: number | string;
+  key_chain: number;
+  key_index: number;
+}
+
+// Outputs whose transaction waits in the mempool (followed, no block yet) are not spent: a payout
+// must not build on a transaction that may still be replaced or dropped.
+const CONFIRMED = `NOT EXISTS (SELECT 1 FROM chain_transactions t WHERE t.network = o.network AND t.txn_id = o.txn_id AND t.block_height IS NULL)`;
+
+/** SQL for the wallet, on the database or inside one transaction. */
+export class WalletStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Records an output paying one of this installation's keys (again: nothing changes). */
+  async addOutput(network: string, output: WalletOutput): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO chain_outputs (network, txn_id, vout, address, script, value, key_chain, key_index, spent_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT DO NOTHING',
+      [network, output.txnId, output.vout, output.address, output.script, output.value.toString(), output.keyChain, output.keyIndex],
+    );
+  }
+
+  /** Forgets the unspent outputs of a transaction that left the network (replaced, evicted). */
+  async dropOutputs(network: string, txnId: string): Promise<void> {
+    await this.sql.run('DELETE FROM chain_outputs WHERE network = ? AND txn_id = ? AND spent_by IS NULL', [network, txnId]);
+  }
+
+  /** Unspent outputs in a block, largest first: what a payout can spend now. */
+  async spendable(network: string): Promise<WalletOutput[]> {
+    const rows = await this.sql.all<OutputRow>(
+      `SELECT txn_id, vout, address, script, value, key_chain, key_index FROM chain_outputs o WHERE network = ? AND spent_by IS NULL AND ${CONFIRMED} ORDER BY value DESC, txn_id, vout`,
+      [network],
+    );
+    return rows.map((row) => ({
+      txnId: row.txn_id,
+      vout: Number(row.vout),
+      address: row.address,
+      script: row.script,
+      value: BigInt(row.value),
+      keyChain: Number(row.key_chain) === 1 ? 1 : 0,
+      keyIndex: Number(row.key_index),
+    }));
+  }
+
+  /** What the wallet holds: confirmed and unspent, and waiting for its first block. */
+  async totals(network: string): Promise<{ spendable: bigint; unconfirmed: bigint }> {
+    const row = await this.sql.get<{ spendable: number | string | null; unconfirmed: number | string | null }>(
+      `SELECT SUM(CASE WHEN ${CONFIRMED} THEN value ELSE 0 END) AS spendable, SUM(CASE WHEN ${CONFIRMED} THEN 0 ELSE value END) AS unconfirmed
+         FROM chain_outputs o WHERE network = ? AND spent_by IS NULL`,
+      [network],
+    );
+    return { spendable: BigInt(row?.spendable ?? 0), unconfirmed: BigInt(row?.unconfirmed ?? 0) };
+  }
+
+  /** Marks an output spent by a withdrawal's payout; false if another payout took it first. */
+  async spend(network: string, txnId: string, vout: number, withdrawalId: string): Promise<boolean> {
+    return (await this.sql.run('UPDATE chain_outputs SET spent_by = ? WHERE network = ? AND txn_id = ? AND vout = ? AND spent_by IS NULL', [withdrawalId, network, txnId, vout])) === 1;
+  }
+
+  /** The signed payout of a withdrawal, if one was made. */
+  async payout(withdrawalId: string): Promise<PayoutTransaction | undefined> {
+    const row = await this.sql.get<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string }>(
+      'SELECT withdrawal_id, network, txn_id, raw, fee FROM payout_transactions WHERE withdrawal_id = ?',
+      [withdrawalId],
+    );
+    return row && { withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee) };
+  }
+
+  /** Stores a signed payout before it is broadcast. */
+  async insertPayout(payout: PayoutTransaction, at: number): Promise<void> {
+    await this.sql.run('INSERT INTO payout_transactions (withdrawal_id, network, txn_id, raw, fee, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      payout.withdrawalId,
+      payout.network,
+      payout.txnId,
+      payout.raw,
+      payout.fee.toString(),
+      at,
+    ]);
+  }
+}
