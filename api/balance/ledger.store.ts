@@ -6,7 +6,7 @@
 import type { Sql } from '../db/database.ts';
 
 /** Why a ledger row exists. */
-export type LedgerKind = 'payment-credit' | 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send';
+export type LedgerKind = 'payment-credit' | 'payment-reversal' | 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send';
 
 /** A ledger row about to be stored (amounts already rendered with the asset's decimals). */
 export interface LedgerRow {
@@ -20,6 +20,8 @@ export interface LedgerRow {
   paymentTransactionId: number | null;
   withdrawalId: string | null;
   createdAt: number;
+  /** A payment transaction's credit round: 0, then one more for each credit after a reversal. */
+  creditRound: number;
 }
 
 /** The running balance after an account's latest row. */
@@ -30,9 +32,9 @@ export interface LatestBalance {
 }
 
 const INSERT = `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after,
-     payment_transaction_id, withdrawal_id, created_at)
+     payment_transaction_id, withdrawal_id, created_at, credit_round)
    VALUES (@merchantId, @assetId, @kind, @availableDelta, @reservedDelta, @availableAfter, @reservedAfter,
-     @paymentTransactionId, @withdrawalId, @createdAt)`;
+     @paymentTransactionId, @withdrawalId, @createdAt, @creditRound)`;
 
 /** SQL for the ledger, on the database or inside one transaction. */
 export class LedgerStore {
@@ -72,8 +74,22 @@ export class LedgerStore {
     await this.sql.run(INSERT, row);
   }
 
-  /** Whether a payment transaction was already credited. */
+  /** Whether a payment transaction is credited now (credited, and not reversed since). */
   async isCredited(paymentTransactionId: number): Promise<boolean> {
-    return (await this.sql.get('SELECT seq FROM ledger_entries WHERE payment_transaction_id = ?', [paymentTransactionId])) !== undefined;
+    return (await this.creditState(paymentTransactionId)).credited;
+  }
+
+  /**
+   * Where a payment transaction's credit stands: credited now or not, the round of its next credit,
+   * and whether the ledger names it at all (then its row is history and is never deleted).
+   */
+  async creditState(paymentTransactionId: number): Promise<{ credited: boolean; round: number; posted: boolean }> {
+    const row = await this.sql.get<{ kind: LedgerKind; credit_round: number }>(
+      'SELECT kind, credit_round FROM ledger_entries WHERE payment_transaction_id = ? ORDER BY seq DESC LIMIT 1',
+      [paymentTransactionId],
+    );
+    if (!row) return { credited: false, round: 0, posted: false };
+    const round = Number(row.credit_round);
+    return row.kind === 'payment-credit' ? { credited: true, round, posted: true } : { credited: false, round: round + 1, posted: true };
   }
 }

@@ -24,6 +24,13 @@ export interface LedgerPosting {
   reservedDelta: Amount;
   paymentTransactionId?: number;
   withdrawalId?: string;
+  /** The credit round of a payment transaction's credit or reversal (default 0). */
+  creditRound?: number;
+  /**
+   * A reversal may take the available balance below zero (the merchant already withdrew what a
+   * reorganisation took back): the debt blocks withdrawals until new credits cover it.
+   */
+  mayGoNegative?: boolean;
 }
 
 /** A posting would take the available balance below zero. */
@@ -49,7 +56,7 @@ export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPos
   const before = await balanceOf(ledger, posting.merchantId, posting.assetId);
   const available = before.available.plus(posting.availableDelta);
   const reserved = before.reserved.plus(posting.reservedDelta);
-  if (available.isNegative()) throw new InsufficientFunds(before.available, posting.availableDelta.negated());
+  if (available.isNegative() && !posting.mayGoNegative) throw new InsufficientFunds(before.available, posting.availableDelta.negated());
   if (reserved.isNegative()) throw new Error(`ledger: reserved balance of ${posting.merchantId}/${posting.assetId} would go negative`);
   await ledger.insert({
     merchantId: posting.merchantId,
@@ -62,6 +69,7 @@ export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPos
     paymentTransactionId: posting.paymentTransactionId ?? null,
     withdrawalId: posting.withdrawalId ?? null,
     createdAt: clock(),
+    creditRound: posting.creditRound ?? 0,
   });
   return { assetId: posting.assetId, available, reserved };
 }

@@ -3,6 +3,12 @@
  * came after expiry), follow its confirmations, forget it if the network drops it, credit the
  * merchant's balance once it is confirmed, and move the payment's status. Runs inside the chain
  * watcher's transaction, with the payment row locked.
+ *
+ * A reorganisation can take back what was counted: a credited transaction whose confirmations fall
+ * below what the payment needs (its block left the chain) or that is dropped has its credit
+ * reversed by a posting of its own, and the status is decided again, COMPLETE included
+ * (COMPLETE → CONFIRMING, or → OPEN/EXPIRED). Mined again, it is credited again, in a new round.
+ * A dropped transaction the ledger names is kept as history, out of the payment.
  */
 import { post } from '../balance/ledger.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
@@ -27,12 +33,35 @@ export interface PaymentReceiptsDeps {
 export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
   const { registry, clock, logger, transitions } = deps;
 
-  /** Credits newly confirmed transactions and moves the status; always touches updated_at. */
-  async function settle(stores: Stores, payment: Payment, now: number, transactionSeen = false): Promise<void> {
+  /** Reverses a credited transaction's credit by a posting of its own (the balance may go below zero). */
+  async function reverse(stores: Stores, payment: Payment, transaction: { id: number; amount: string; txnId: string }, round: number): Promise<void> {
+    const asset = registry.byId(payment.assetId);
+    await post(stores.ledger, clock, {
+      merchantId: payment.merchantId,
+      assetId: asset.id,
+      decimals: asset.decimals,
+      kind: 'payment-reversal',
+      availableDelta: parseAmount(transaction.amount).negated(),
+      reservedDelta: new Amount(0),
+      paymentTransactionId: transaction.id,
+      creditRound: round,
+      mayGoNegative: true,
+    });
+    logger.warn({ paymentId: payment.id, txnId: transaction.txnId, amount: transaction.amount }, 'a reorganisation took back a credited transaction; its credit is reversed');
+  }
+
+  /**
+   * Credits newly confirmed transactions, reverses credits whose confirmations a reorganisation took
+   * back, and moves the status; always touches updated_at. `reconsider` (something was taken back)
+   * lets a COMPLETE payment move again.
+   */
+  async function settle(stores: Stores, payment: Payment, now: number, options: { transactionSeen?: boolean; reconsider?: boolean } = {}): Promise<void> {
     const asset = registry.byId(payment.assetId);
     const transactions = await stores.payments.transactionsOf(payment.id);
     for (const transaction of transactions) {
-      if (transaction.confirmations >= payment.confirmsNeeded && !(await stores.ledger.isCredited(transaction.id))) {
+      const confirmed = transaction.confirmations >= payment.confirmsNeeded;
+      const state = await stores.ledger.creditState(transaction.id);
+      if (confirmed && !state.credited) {
         await post(stores.ledger, clock, {
           merchantId: payment.merchantId,
           assetId: asset.id,
@@ -41,10 +70,14 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
           availableDelta: parseAmount(transaction.amount),
           reservedDelta: new Amount(0),
           paymentTransactionId: transaction.id,
+          creditRound: state.round,
         });
+      } else if (!confirmed && state.credited) {
+        await reverse(stores, payment, transaction, state.round);
       }
     }
-    await transitions.move(stores, payment, decideStatus(payment, transactions, now), now, { transactionSeen });
+    const terms = options.reconsider && payment.status === 'COMPLETE' ? { ...payment, status: 'CONFIRMING' as const } : payment;
+    await transitions.move(stores, payment, decideStatus(terms, transactions, now), now, { transactionSeen: options.transactionSeen ?? false });
   }
 
   return {
@@ -60,6 +93,12 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
       const now = clock();
       const confirmations = Math.min(incoming.confirmations, payment.confirmsNeeded);
       const existing = await stores.payments.findTransaction(payment.id, incoming.txnId);
+      if (existing?.dropped) {
+        // Back after it was dropped (re-broadcast, or mined after all): counted again.
+        await stores.payments.setDropped(existing.id, null, confirmations);
+        await settle(stores, payment, now, { transactionSeen: true });
+        return payment.id;
+      }
       if (existing) {
         if (existing.confirmations === confirmations) return undefined;
         await stores.payments.setConfirmations(existing.id, confirmations);
@@ -78,7 +117,7 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
           seenAt: now,
         });
       }
-      await settle(stores, payment, now, !existing);
+      await settle(stores, payment, now, { transactionSeen: !existing, reconsider: existing !== undefined && confirmations < existing.confirmations });
       return payment.id;
     },
 
@@ -91,24 +130,26 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
         const counted = Math.min(confirmations, payment.confirmsNeeded);
         if (transaction.confirmations === counted) continue;
         await stores.payments.setConfirmations(transaction.id, counted);
-        await settle(stores, payment, now);
+        await settle(stores, payment, now, { reconsider: counted < transaction.confirmations });
         changed.push(payment.id);
       }
       return changed;
     },
 
-    /** Forgets a transaction the network dropped (unless already credited); returns the payments changed. */
+    /**
+     * Takes a transaction the network dropped out of every payment it paid, reversing its credit if
+     * it had one (kept as history when the ledger names it); returns the payments changed.
+     */
     async drop(stores: Stores, txnId: string): Promise<string[]> {
       const now = clock();
       const changed: string[] = [];
       for (const transaction of await stores.payments.transactionsByTxnId(txnId)) {
         const payment = (await stores.payments.lockById(transaction.paymentId))!;
-        if (await stores.ledger.isCredited(transaction.id)) {
-          logger.error({ txnId, paymentId: transaction.paymentId }, 'a credited transaction was reported dropped; left in place for review');
-          continue;
-        }
-        await stores.payments.deleteTransaction(transaction.id);
-        await settle(stores, payment, now);
+        const state = await stores.ledger.creditState(transaction.id);
+        if (state.credited) await reverse(stores, payment, transaction, state.round);
+        if (state.posted) await stores.payments.setDropped(transaction.id, now);
+        else await stores.payments.deleteTransaction(transaction.id);
+        await settle(stores, payment, now, { reconsider: true });
         changed.push(transaction.paymentId);
       }
       return changed;

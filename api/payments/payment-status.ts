@@ -31,7 +31,7 @@ export function effectiveStatus(payment: Pick<PaymentTerms, 'status' | 'expiresA
   return payment.status === 'OPEN' && now >= payment.expiresAt ? 'EXPIRED' : payment.status;
 }
 
-/** The status a payment moves to given all its transactions at `now`. COMPLETE never changes. */
+/** The status a payment moves to given all its transactions at `now`. COMPLETE never changes here: only a reorganisation reopens it (payment-receipts decides again as from CONFIRMING). */
 export function decideStatus(payment: PaymentTerms, transactions: readonly ReceivedFunds[], now: number): PaymentStatus {
   if (payment.status === 'COMPLETE') return 'COMPLETE';
   const onTime = transactions.filter((t) => !t.late);

@@ -16,6 +16,8 @@ import { toPaymentOutput } from './payment.view.ts';
 /** The webhook event a status change announces, if any. */
 export function paymentEventFor(from: PaymentStatus, to: PaymentStatus): WebhookEventType | undefined {
   if (from === to) return undefined;
+  // A reorganisation took back what completed it.
+  if (from === 'COMPLETE') return 'payment.reopened';
   switch (to) {
     case 'CONFIRMING':
       return 'payment.confirming';

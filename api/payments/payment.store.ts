@@ -139,7 +139,7 @@ function filterSql(dialect: Dialect) {
   return {
     ids: `id IN ${dialect.jsonValues('@ids')}`,
     invoices: `invoice IN ${dialect.jsonValues('@invoices')}`,
-    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE txn_id IN ${dialect.jsonValues('@txnIds')})`,
+    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE txn_id IN ${dialect.jsonValues('@txnIds')} AND dropped_at IS NULL)`,
     // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
     statuses: `((status IN ${dialect.jsonValues('@statuses')} AND NOT (status = 'OPEN' AND expires_at <= @now))
       OR (status = 'OPEN' AND expires_at <= @now AND 'EXPIRED' IN ${dialect.jsonValues('@statuses')}))`,
@@ -309,7 +309,7 @@ export class PaymentStore {
 
   /** Transactions of one payment, oldest first. */
   async transactionsOf(paymentId: string): Promise<PaymentTransaction[]> {
-    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? ORDER BY seen_at, id', [paymentId]);
+    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? AND dropped_at IS NULL ORDER BY seen_at, id', [paymentId]);
     return rows.map(toTransaction);
   }
 
@@ -318,22 +318,22 @@ export class PaymentStore {
     const grouped = new Map<string, PaymentTransaction[]>(paymentIds.map((id) => [id, []]));
     if (paymentIds.length === 0) return grouped;
     const rows = await this.sql.all<TransactionRow>(
-      `SELECT * FROM payment_transactions WHERE payment_id IN ${this.sql.dialect.jsonValues('?')} ORDER BY seen_at, id`,
+      `SELECT * FROM payment_transactions WHERE payment_id IN ${this.sql.dialect.jsonValues('?')} AND dropped_at IS NULL ORDER BY seen_at, id`,
       [JSON.stringify(paymentIds)],
     );
     for (const row of rows) grouped.get(row.payment_id)!.push(toTransaction(row));
     return grouped;
   }
 
-  /** A payment's transaction with a given network transaction id. */
-  async findTransaction(paymentId: string, txnId: string): Promise<PaymentTransaction | undefined> {
-    const row = await this.sql.get<TransactionRow>('SELECT * FROM payment_transactions WHERE payment_id = ? AND txn_id = ?', [paymentId, txnId]);
-    return row && toTransaction(row);
+  /** A payment's transaction with a given network transaction id, with whether it was dropped (kept for the ledger). */
+  async findTransaction(paymentId: string, txnId: string): Promise<(PaymentTransaction & { dropped: boolean }) | undefined> {
+    const row = await this.sql.get<TransactionRow & { dropped_at: number | null }>('SELECT * FROM payment_transactions WHERE payment_id = ? AND txn_id = ?', [paymentId, txnId]);
+    return row && { ...toTransaction(row), dropped: row.dropped_at !== null };
   }
 
   /** Every payment transaction with a network transaction id (one per payment it paid). */
   async transactionsByTxnId(txnId: string): Promise<PaymentTransaction[]> {
-    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE txn_id = ? ORDER BY id', [txnId]);
+    const rows = await this.sql.all<TransactionRow>('SELECT * FROM payment_transactions WHERE txn_id = ? AND dropped_at IS NULL ORDER BY id', [txnId]);
     return rows.map(toTransaction);
   }
 
@@ -351,6 +351,11 @@ export class PaymentStore {
   /** Forgets a transaction the network dropped. */
   async deleteTransaction(transactionId: number): Promise<void> {
     await this.sql.run('DELETE FROM payment_transactions WHERE id = ?', [transactionId]);
+  }
+
+  /** Marks a dropped transaction the ledger names (kept as history, left out of the payment); or brings it back (null). */
+  async setDropped(transactionId: number, droppedAt: number | null, confirmations = 0): Promise<void> {
+    await this.sql.run('UPDATE payment_transactions SET dropped_at = ?, confirmations = ? WHERE id = ?', [droppedAt, confirmations, transactionId]);
   }
 
   /** Sets a payment's status (and touches updated_at, which also marks other changes). */

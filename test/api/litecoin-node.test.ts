@@ -116,6 +116,64 @@ describe('litecoin through Litecoin Core (regtest)', { skip }, () => {
     assert.equal(record.transactions.length, 1);
   });
 
+  const ltcBalance = async () => (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'LTC').available as string;
+  const plus = (a: string, b: string) => (Math.round(Number(a) * 1e8 + Number(b) * 1e8) / 1e8).toFixed(8);
+  const ledgerOf = (id: string) =>
+    server.services.uow.stores.sql.all<{ kind: string; available_delta: string; credit_round: number }>(
+      'SELECT l.kind, l.available_delta, l.credit_round FROM ledger_entries l JOIN payment_transactions t ON t.id = l.payment_transaction_id WHERE t.payment_id = ? ORDER BY l.seq',
+      [id],
+    );
+
+  test('a reorganisation after crediting: the credit is reversed by its own posting (COMPLETE → CONFIRMING), and credited again when mined again', async () => {
+    const payment = await newPayment('0.45');
+    await node.rpc('sendtoaddress', payment.addressTo, 0.45);
+    const blocks = await node.mine(payment.confirmsNeeded);
+    await follow();
+    assert.equal((await read(payment.id)).status, 'COMPLETE');
+    const credited = await ltcBalance();
+    // Every block since the transaction's leaves the chain: it is unconfirmed again.
+    await node.rpc('invalidateblock', blocks[0]);
+    await follow();
+    let record = await read(payment.id);
+    assert.equal(record.status, 'CONFIRMING');
+    assert.equal(record.transactions[0].confirmations, 0);
+    assert.equal(await ltcBalance(), plus(credited, '-0.45'));
+    assert.deepEqual(await ledgerOf(payment.id), [
+      { kind: 'payment-credit', available_delta: '0.45000000', credit_round: 0 },
+      { kind: 'payment-reversal', available_delta: '-0.45000000', credit_round: 0 },
+    ]);
+    // Mined again on a new branch (another coinbase address, so the new blocks differ from the invalidated ones).
+    await node.rpc('generatetoaddress', payment.confirmsNeeded, await node.rpc<string>('getnewaddress', '', 'bech32'));
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(await ltcBalance(), credited);
+    assert.equal((await ledgerOf(payment.id)).at(-1)!.credit_round, 1, 'credited again, in a new round');
+  });
+
+  test('a credited transaction that leaves the chain for good (replaced after a reorganisation) is reversed and kept as history; its replacement counts', async () => {
+    const payment = await newPayment('0.35');
+    const original = await node.rpc<string>('sendtoaddress', payment.addressTo, 0.35, '', '', false, true);
+    const blocks = await node.mine(payment.confirmsNeeded);
+    await follow();
+    assert.equal((await read(payment.id)).status, 'COMPLETE');
+    const credited = await ltcBalance();
+    await node.rpc('invalidateblock', blocks[0]);
+    const { txid: replacement } = await node.rpc<{ txid: string }>('bumpfee', original);
+    await follow();
+    await follow();
+    await follow();
+    const record = await read(payment.id);
+    assert.deepEqual(record.transactions.map((t: any) => [t.txnId, t.confirmations]), [[replacement, 0]]);
+    assert.equal(record.status, 'CONFIRMING');
+    assert.equal(await ltcBalance(), plus(credited, '-0.35'));
+    assert.deepEqual((await ledgerOf(payment.id)).map((l) => l.kind), ['payment-credit', 'payment-reversal'], 'the credit and its reversal stay in the ledger');
+    await node.rpc('generatetoaddress', payment.confirmsNeeded, await node.rpc<string>('getnewaddress', '', 'bech32'));
+    await follow();
+    assert.equal((await read(payment.id)).status, 'COMPLETE');
+    assert.equal(await ltcBalance(), credited);
+  });
+
   test('a transaction replaced by a fee bump (RBF) counts once, as its replacement', async () => {
     const payment = await newPayment('0.6');
     const original = await node.rpc<string>('sendtoaddress', payment.addressTo, 0.6, '', '', false, true);

@@ -160,6 +160,23 @@ describe('delivering events', () => {
     assert.deepEqual(events.map((e) => [e.type, e.data.status]), [['payment.expired', 'EXPIRED']]);
   });
 
+  test('a completed payment that a reorganisation takes back sends payment.reopened, and its credit is reversed', async () => {
+    const payment = await newPayment('0.2', BTC, shop);
+    const { txnId } = await pay(payment, '0.2');
+    await mine('bitcoin', payment.confirmsNeeded);
+    const balance = async () => (await shop.get('/balance')).body.data.find((b: any) => b.asset.short === 'BTC').available as string;
+    const credited = await balance();
+    // What a real network's adapter reports when the blocks confirming it leave the chain.
+    await server.services.watcher.handle({ kind: 'confirmations', network: 'bitcoin', updates: [{ txnId, confirmations: 0 }] });
+    await dispatch();
+    const events = verifiedAt(path, secret).filter((e) => e.data.id === payment.id);
+    assert.deepEqual(events.slice(-2).map((e) => [e.type, e.data.status]), [
+      ['payment.completed', 'COMPLETE'],
+      ['payment.reopened', 'CONFIRMING'],
+    ]);
+    assert.equal(Number(await balance()), Math.round((Number(credited) - 0.2) * 1e8) / 1e8);
+  });
+
   test('a confirming payment whose transaction is dropped sends payment.reopened', async () => {
     const payment = await newPayment('0.1', BTC, shop);
     const { txnId } = await pay(payment, '0.1');

@@ -176,6 +176,17 @@ export function createNodeFollower(
     return cursor;
   }
 
+  async function parentOf(hash: string, height: number, tipHeight: number): Promise<string> {
+    try {
+      const header = await rpc.call<{ previousblockhash?: string }>('getblockheader', [hash]);
+      if (header.previousblockhash) return header.previousblockhash;
+    } catch (err) {
+      if (err instanceof NodeUnreachable) throw err;
+      // A node that never saw that block (resynced): take its own block at the height, if it has one.
+    }
+    return height <= tipHeight ? rpc.call<string>('getblockhash', [height]) : '';
+  }
+
   async function followBlocks(): Promise<number> {
     const tipHeight = await rpc.call<number>('getblockcount');
     let cursor: ChainCursor | undefined = await uow.stores.followers.cursor(network);
@@ -184,14 +195,16 @@ export function createNodeFollower(
       return tipHeight;
     }
     for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
-      const onChain = cursor.height <= tipHeight ? await rpc.call<string>('getblockhash', [cursor.height]) : undefined;
+      const onChain: string | undefined = cursor.height <= tipHeight ? await rpc.call<string>('getblockhash', [cursor.height]) : undefined;
       if (onChain !== cursor.hash) {
         // The stored block left the chain: step back, and what it confirmed is unconfirmed again.
         const back = await uow.stores.followers.unconfirmFrom(network, cursor.height);
         if (back.length > 0) await emit({ kind: 'confirmations', network, updates: back.map((txnId) => ({ txnId, confirmations: 0 })) });
         logger.warn({ network, height: cursor.height, unconfirmed: back.length }, 'chain reorganisation: walking back');
+        // Back to the parent of the block processed there (the node keeps stale blocks' headers), so a
+        // reorganisation deeper than one block is walked back block by block to where the chains meet.
         const height: number = cursor.height - 1;
-        cursor = { height, hash: await rpc.call<string>('getblockhash', [height]) };
+        cursor = { height, hash: await parentOf(cursor.hash, height, tipHeight) };
         await uow.stores.followers.setCursor(network, cursor);
         continue;
       }
