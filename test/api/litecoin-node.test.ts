@@ -66,6 +66,9 @@ describe('litecoin through Litecoin Core (regtest)', { skip }, () => {
     let record = await read(payment.id);
     assert.equal(record.status, 'CONFIRMING');
     assert.deepEqual(record.transactions.map((t: any) => [t.txnId, t.receivedAmount, t.confirmations]), [[txid, '1.25000000', 0]]);
+    // The payer's address: the output the transaction's first input spent, one of the paying wallet's.
+    assert.match(record.transactions[0].addressFrom, /^rltc1/);
+    assert.equal((await node.rpc<{ ismine: boolean }>('getaddressinfo', record.transactions[0].addressFrom)).ismine, true);
     await node.mine(1);
     await follow();
     record = await read(payment.id);

@@ -12,6 +12,7 @@
  * - A restart resumes from the stored block, so nothing sent while the service was down is missed.
  *   The first start begins at the node's current tip.
  */
+import { Lru } from '../../shared/lru.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
@@ -29,6 +30,8 @@ interface NodeOutput {
 }
 interface NodeTransaction {
   txid: string;
+  /** Inputs: the output each spends (a coinbase input has no txid). */
+  vin?: Array<{ txid?: string; vout?: number }>;
   vout: NodeOutput[];
 }
 interface NodeBlock {
@@ -106,6 +109,8 @@ export function createNodeFollower(
   // Unconfirmed reported transactions missing from the mempool on the last poll.
   let missingOnce = new Set<string>();
   let unreachableSince = 0;
+  // The payer's address of our transactions, looked up once each (a transaction is reported again as it confirms).
+  const payers = new Lru<string, string>(1_000);
 
   const emit = async (event: ChainEvent) => {
     if (deliver) await deliver(event);
@@ -117,6 +122,27 @@ export function createNodeFollower(
     for (const [address, index] of await uow.stores.followers.ownAddresses(network, addresses)) own.set(address, { chain: 0, index });
     if (addresses.includes(payouts.payoutAddress)) own.set(payouts.payoutAddress, { chain: 1, index: 0 });
     return own;
+  }
+
+  // The payer: the address of the output the first input spends. Only transactions paying this
+  // installation are looked up (one call each); a node without -txindex cannot find a parent that is
+  // already mined, and the address stays empty.
+  async function payerOf(txn: NodeTransaction): Promise<string> {
+    const known = payers.get(txn.txid);
+    if (known !== undefined) return known;
+    const input = txn.vin?.[0];
+    let payer = '';
+    if (input?.txid !== undefined && input.vout !== undefined) {
+      try {
+        const parent = await rpc.call<NodeTransaction>('getrawtransaction', [input.txid, true]);
+        const spent = parent.vout.find((o) => o.n === input.vout);
+        payer = (spent && addressOf(spent)) ?? '';
+      } catch (err) {
+        if (err instanceof NodeUnreachable) throw err;
+      }
+    }
+    payers.set(txn.txid, payer);
+    return payer;
   }
 
   async function report(txn: NodeTransaction, block: { hash: string; height: number } | null, tipHeight: number, own: Map<string, OwnKey>): Promise<boolean> {
@@ -137,6 +163,7 @@ export function createNodeFollower(
     await uow.stores.followers.follow(network, txn.txid, block, clock());
     for (const output of outputs) await uow.stores.wallet.addOutput(network, output);
     const confirmations = block ? tipHeight - block.height + 1 : 0;
+    const addressFrom = paid.size > 0 ? await payerOf(txn) : '';
     for (const [address, sats] of paid) {
       await emit({
         kind: 'transaction',
@@ -144,8 +171,7 @@ export function createNodeFollower(
           network,
           txnId: txn.txid,
           assetShort: asset.short,
-          // The payer's address is not looked up (it would cost a lookup per input).
-          addressFrom: '',
+          addressFrom,
           addressTo: address,
           destTag: null,
           amount: fromSats(sats),
