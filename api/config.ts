@@ -37,6 +37,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Bitcoin Core-compatible nodes by network (BITCOIN_RPC_URL, LITECOIN_RPC_URL), with the chain each is on. */
   readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', NodeConfig>>>;
+  /** The Ethereum JSON-RPC endpoint (ETHEREUM_RPC_URL) and the chain id it must report (ETHEREUM_CHAIN_ID, default 1). */
+  readonly ethereum: { rpcUrl: string; chainId: number } | undefined;
   /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
   readonly walletMnemonicFile: string;
 }
@@ -139,6 +141,20 @@ function nodesOf(env: NodeJS.ProcessEnv): Config['nodes'] {
   return nodes;
 }
 
+function ethereumOf(env: NodeJS.ProcessEnv): Config['ethereum'] {
+  const chainId = integer(env, 'ETHEREUM_CHAIN_ID', 1, 1, 2 ** 48);
+  const raw = env.ETHEREUM_RPC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('ETHEREUM_RPC_URL must be a URL like http://127.0.0.1:8545');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('ETHEREUM_RPC_URL must start with http:// or https://');
+  return { rpcUrl: raw, chainId };
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -179,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 60) * 1000,
     nodes: nodesOf(env),
+    ethereum: ethereumOf(env),
     walletMnemonicFile: path.resolve(env.WALLET_MNEMONIC_FILE || path.join(env.DATA_DIR || './data', 'wallet-mnemonic.txt')),
   });
 }

@@ -12,7 +12,9 @@ import { createChainWatcher } from './networks/chain-watcher.ts';
 import { useUtxoChain } from './networks/address-codecs.ts';
 import { chainParams } from './networks/bitcoin-core/chain-params.ts';
 import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';
-import { createRpcClient, type RpcClient } from './networks/bitcoin-core/rpc-client.ts';
+import { checkEthereumNode, createEthFollower } from './networks/ethereum/eth-follower.ts';
+import type { ChainFollower } from './networks/network-adapter.ts';
+import { createRpcClient, type RpcClient } from './networks/json-rpc-client.ts';
 import { ensureHdAccounts, readMnemonic, rootKeyOf } from './networks/hd-wallet.ts';
 import { accountSigner, createUtxoPayouts } from './networks/bitcoin-core/utxo-payouts.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
@@ -60,6 +62,15 @@ export async function createServices(options: ServiceOptions) {
     }
     rpcs.set(network, rpc);
   }
+  let ethereumRpc: RpcClient | undefined;
+  if (config.ethereum) {
+    ethereumRpc = createRpcClient(config.ethereum.rpcUrl, { version: '2.0' });
+    try {
+      await checkEthereumNode(ethereumRpc, config.ethereum.chainId);
+    } catch (err) {
+      throw new Error(`ETHEREUM_RPC_URL: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   for (const network of nodeNetworks) useUtxoChain(network, chainParams(network, config.nodes[network]!.chain));
   const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, Object.fromEntries(nodeNetworks.map((n) => [n, config.nodes[n]!.chain])));
   const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.walletMnemonicFile, { create: !config.production });
@@ -69,12 +80,13 @@ export async function createServices(options: ServiceOptions) {
   const merchants = createMerchantService({ uow, serverKey, clock });
   await merchants.checkServerKey();
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
-  const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: nodeNetworks }) : undefined;
+  const realNetworks: string[] = [...nodeNetworks, ...(ethereumRpc ? ['ethereum'] : [])];
+  const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: realNetworks }) : undefined;
 
   // Each network on a node follows it for payments, and pays out from the wallet it received.
   const walletMnemonic = nodeNetworks.length > 0 ? readMnemonic(config.walletMnemonicFile) : undefined;
   const walletRoot = walletMnemonic === undefined ? undefined : rootKeyOf(walletMnemonic);
-  const followers = new Map<string, ReturnType<typeof createNodeFollower>>();
+  const followers = new Map<string, ChainFollower>();
   for (const network of nodeNetworks) {
     const node = config.nodes[network]!;
     const rpc = rpcs.get(network)!;
@@ -104,6 +116,15 @@ export async function createServices(options: ServiceOptions) {
     const follower = createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger, payouts });
     await follower.start();
     followers.set(network, follower);
+  }
+
+  if (ethereumRpc) {
+    const ethereumAssets = registry.assets().filter((a) => a.network === 'ethereum');
+    const native = ethereumAssets.find((a) => a.contractAddress === null);
+    if (!native) throw new Error('network ethereum has no native asset in the registry');
+    const follower = createEthFollower({ rpc: ethereumRpc, uow, native, tokens: ethereumAssets.filter((a) => a.contractAddress !== null), clock, logger });
+    await follower.start();
+    followers.set('ethereum', follower);
   }
 
   const adapter = (network: string): NetworkAdapter => {

@@ -12,7 +12,7 @@ import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
-import { FollowerStore } from './networks/bitcoin-core/follower.store.ts';
+import { FollowerStore } from './networks/follower.store.ts';
 import { WalletStore } from './networks/bitcoin-core/wallet.store.ts';
 import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';

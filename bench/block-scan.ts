@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openSqliteDatabase } from '../api/db/sqlite-database.ts';
 import { createNodeFollower } from '../api/networks/bitcoin-core/node-follower.ts';
-import type { RpcClient } from '../api/networks/bitcoin-core/rpc-client.ts';
+import type { RpcClient } from '../api/networks/json-rpc-client.ts';
 import type { Asset } from '../api/networks/asset-registry.ts';
 import { silentLogger } from '../api/shared/logger.ts';
 import { createUnitOfWork } from '../api/unit-of-work.ts';

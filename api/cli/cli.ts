@@ -15,6 +15,7 @@ import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
+import { ASSET_USAGE, assetCommand } from './asset-command.ts';
 import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
 import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
 
@@ -25,6 +26,7 @@ const USAGE = `Usage:
   npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
 ${WEBHOOK_USAGE}
 ${WALLET_USAGE}
+${ASSET_USAGE}
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
@@ -36,6 +38,8 @@ db import-sqlite: copies an existing SQLite installation into the empty PostgreS
 DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).
 wallet: the payout wallet of a network on a node (BITCOIN_/LITECOIN_RPC_URL): the address payouts
 are sent from and change returns to, and what it can send now (confirmed, unspent).
+asset set-contract: the contract address of an ethereum token (USDT, USDC) on the chain the node is
+on (mainnet contracts are the default); restart the service to watch it.
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
@@ -53,6 +57,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
   if (resource === 'webhook') return webhookCommand(action, rest, out, err);
   if (resource === 'wallet') return walletCommand(argv.slice(1), out, err);
+  if (resource === 'asset') return assetCommand(action, rest, out, err);
   if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
   if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {

@@ -41,4 +41,9 @@ export class AssetStore {
   async assets(): Promise<AssetRow[]> {
     return this.sql.all<AssetRow>('SELECT * FROM assets ORDER BY id');
   }
+
+  /** Sets a token asset's contract address; false when no token asset has that ticker on that network. */
+  async setContract(short: string, network: string, contract: string): Promise<boolean> {
+    return (await this.sql.run('UPDATE assets SET contract_address = ? WHERE short = ? AND network = ? AND contract_address IS NOT NULL', [contract, short, network])) === 1;
+  }
 }

@@ -41,6 +41,23 @@ export interface SentPayout {
   addressFrom: string;
 }
 
+/** How a network followed through a node stands, for GET /health. */
+export interface FollowerStatus {
+  state: 'starting' | 'ok' | 'behind' | 'unreachable';
+  height: number | null;
+  lastBlockAt: string | null;
+}
+
+/** A network adapter that follows a real node's chain. */
+export interface ChainFollower extends NetworkAdapter {
+  status(): FollowerStatus;
+  /** Stores the starting block on a first start (before any address of the network is handed out). */
+  start(): Promise<void>;
+  pollOnce(): Promise<void>;
+  /** A poll that starts after this call (waits out one under way): what tests use after acting on the node. */
+  pollFresh(): Promise<void>;
+}
+
 /**
  * A payout that cannot go out yet (the wallet cannot cover it, or holds no signing key): the
  * withdrawal stays APPROVED with this message as its `failureReason`, and is tried again.

@@ -17,10 +17,10 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
-import type { ChainEvent, NetworkAdapter, Payout, SentPayout } from '../network-adapter.ts';
+import type { ChainEvent, ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { ChainName } from './chain-params.ts';
-import type { ChainCursor } from './follower.store.ts';
-import { NodeUnreachable, type RpcClient } from './rpc-client.ts';
+import type { ChainCursor } from '../follower.store.ts';
+import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
 import { fromSats, type UtxoPayouts } from './utxo-payouts.ts';
 
 interface NodeOutput {
@@ -39,13 +39,6 @@ interface NodeBlock {
   height: number;
   previousblockhash?: string;
   tx: NodeTransaction[];
-}
-
-/** How the follower's network stands, for GET /health. */
-export interface FollowerStatus {
-  state: 'starting' | 'ok' | 'behind' | 'unreachable';
-  height: number | null;
-  lastBlockAt: string | null;
 }
 
 /** What a follower needs. */
@@ -95,9 +88,7 @@ export async function checkNode(rpc: RpcClient, network: string, chain: ChainNam
 }
 
 /** Creates the network's adapter over its node. */
-export function createNodeFollower(
-  options: NodeFollowerOptions,
-): NetworkAdapter & { status(): FollowerStatus; start(): Promise<void>; pollOnce(): Promise<void>; pollFresh(): Promise<void> } {
+export function createNodeFollower(options: NodeFollowerOptions): ChainFollower {
   const { network, rpc, uow, asset, clock, logger, payouts } = options;
   const pollMs = options.pollMs ?? 1_000;
   let deliver: ((event: ChainEvent) => Promise<void>) | undefined;

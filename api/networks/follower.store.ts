@@ -1,5 +1,5 @@
 /** SQL for following a chain: each network's cursor and the transactions it reported. */
-import { jsonTextList, type Sql } from '../../db/database.ts';
+import { jsonTextList, type Sql } from '../db/database.ts';
 
 /** The last block processed. */
 export interface ChainCursor {

@@ -1,7 +1,8 @@
 /**
- * @module A JSON-RPC client for Bitcoin Core and Litecoin Core (`http://user:password@host:port`):
- * one POST per call, a deadline, and errors that say whether the node answered (RpcError, with the
- * node's code) or could not be reached (NodeUnreachable).
+ * @module A JSON-RPC client for a node: Bitcoin Core and Litecoin Core (JSON-RPC 1.0,
+ * `http://user:password@host:port`) or an Ethereum client (JSON-RPC 2.0; credentials in the URL are
+ * optional, a provider's key may sit in its path). One POST per call, a deadline, and errors that say
+ * whether the node answered (RpcError, with the node's code) or could not be reached (NodeUnreachable).
  */
 
 /** The node answered with an error. */
@@ -28,9 +29,14 @@ export interface RpcClient {
 }
 
 /** A client for the node at `url` (credentials in the URL's user info). */
-export function createRpcClient(url: string, timeoutMs = 10_000): RpcClient {
+export function createRpcClient(url: string, options: { timeoutMs?: number; version?: '1.0' | '2.0' } = {}): RpcClient {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const version = options.version ?? '1.0';
   const parsed = new URL(url);
-  const auth = `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}`;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (parsed.username || parsed.password) {
+    headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}`;
+  }
   parsed.username = '';
   parsed.password = '';
   const endpoint = parsed.toString();
@@ -43,8 +49,8 @@ export function createRpcClient(url: string, timeoutMs = 10_000): RpcClient {
       try {
         response = await fetch(endpoint, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: auth },
-          body: JSON.stringify({ jsonrpc: '1.0', id: ++id, method, params }),
+          headers,
+          body: JSON.stringify({ jsonrpc: version, id: ++id, method, params }),
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {

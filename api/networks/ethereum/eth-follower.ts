@@ -1,0 +1,267 @@
+/**
+ * @module Receiving on Ethereum through any Ethereum JSON-RPC endpoint (geth, reth, anvil, a hosted
+ * provider): ETH and the registry's ERC-20 tokens paid to this installation's addresses.
+ *
+ * - Each block is read once with its transactions (`eth_getBlockByNumber`, full) and its token
+ *   transfers (`eth_getLogs` by block hash, the `Transfer` topic, only the registry's contracts); the
+ *   recipients are matched against this installation's addresses with one indexed lookup per block,
+ *   so a block's cost follows its size, not the number of addresses.
+ * - A plain ETH transfer counts only when its receipt says it succeeded; a token transfer is a log,
+ *   which a reverted transaction never leaves. Amounts are scaled by each contract's own
+ *   `decimals()`, read at start-up; a token the registry does not name is never looked at, and a
+ *   token sent to a payment of another asset is logged and not counted.
+ * - The last block processed and its hash are stored. A block whose parent is not that hash means a
+ *   reorganisation: the follower walks back through the stale blocks' parents, and the transactions
+ *   of the blocks that left the chain are reported dropped (Ethereum has no mempool to wait in);
+ *   mined again, they are reported anew when their new block is processed.
+ * - A restart resumes from the stored block; the first start begins at the node's tip, stored before
+ *   any address is handed out.
+ */
+import { addr } from 'micro-eth-signer';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { UnitOfWork } from '../../unit-of-work.ts';
+import type { Asset } from '../asset-registry.ts';
+import type { ChainCursor } from '../follower.store.ts';
+import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
+import type { ChainEvent, ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
+
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** `decimals()`. */
+const DECIMALS_CALL = '0x313ce567';
+const NETWORK = 'ethereum';
+const FORGET_AFTER = 100;
+const BLOCKS_PER_POLL = 50;
+
+interface EthTransaction {
+  hash: string;
+  from: string;
+  to: string | null;
+  value: string;
+}
+interface EthBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  transactions: EthTransaction[];
+}
+interface EthLog {
+  address: string;
+  topics: string[];
+  data: string;
+  transactionHash: string;
+  removed?: boolean;
+}
+
+/** What the follower needs. */
+export interface EthFollowerOptions {
+  rpc: RpcClient;
+  uow: UnitOfWork;
+  /** ETH. */
+  native: Asset;
+  /** The registry's ERC-20 assets on ethereum, each with its contract address. */
+  tokens: readonly Asset[];
+  clock: Clock;
+  logger: Logger;
+  pollMs?: number;
+}
+
+/** Checks that the endpoint answers and is on the configured chain. */
+export async function checkEthereumNode(rpc: RpcClient, chainId: number): Promise<void> {
+  const reported = Number(BigInt(await rpc.call<string>('eth_chainId')));
+  if (reported !== chainId) throw new Error(`the node is on chain id ${reported}, but ETHEREUM_CHAIN_ID is ${chainId}`);
+}
+
+/** A whole number of a token's smallest unit as an exact decimal string. */
+export function formatUnits(value: bigint, decimals: number): string {
+  if (decimals === 0) return value.toString();
+  const digits = value.toString().padStart(decimals + 1, '0');
+  return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** Creates the ethereum network's adapter over its node. */
+export function createEthFollower(options: EthFollowerOptions): ChainFollower {
+  const { rpc, uow, native, clock, logger } = options;
+  const pollMs = options.pollMs ?? 1_000;
+  let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
+  let unreachableSince = 0;
+  // Token contracts (lowercase) with their asset and on-chain decimals; filled at start.
+  const tokens = new Map<string, { asset: Asset; decimals: number }>();
+
+  const emit = async (event: ChainEvent) => {
+    if (deliver) await deliver(event);
+  };
+
+  async function readTokens(): Promise<void> {
+    for (const asset of options.tokens) {
+      const contract = asset.contractAddress!.toLowerCase();
+      try {
+        const answer = await rpc.call<string>('eth_call', [{ to: contract, data: DECIMALS_CALL }, 'latest']);
+        if (answer === '0x' || answer.length < 3) throw new Error('no contract there');
+        tokens.set(contract, { asset, decimals: Number(BigInt(answer)) });
+      } catch (err) {
+        if (err instanceof NodeUnreachable) throw err;
+        logger.warn(
+          { asset: asset.short, contract: asset.contractAddress },
+          `no ERC-20 answers decimals() at ${asset.short}'s contract on this chain; ${asset.short} payments are not watched (npm run cli -- asset set-contract sets it)`,
+        );
+      }
+    }
+  }
+
+  async function startCursor(): Promise<ChainCursor> {
+    const block = await rpc.call<EthBlock>('eth_getBlockByNumber', ['latest', false]);
+    const cursor = { height: Number(BigInt(block.number)), hash: block.hash };
+    await uow.stores.followers.setCursor(NETWORK, cursor);
+    return cursor;
+  }
+
+  async function processBlock(block: EthBlock, tipHeight: number): Promise<void> {
+    const height = Number(BigInt(block.number));
+    const logs = tokens.size === 0 ? [] : await rpc.call<EthLog[]>('eth_getLogs', [{ blockHash: block.hash, address: [...tokens.keys()], topics: [TRANSFER_TOPIC] }]);
+    // Recipients, checksummed as the addresses table keeps them.
+    const valued = block.transactions.filter((t) => t.to !== null && BigInt(t.value) > 0n);
+    const transfers = logs.filter((l) => !l.removed && l.topics.length === 3 && tokens.has(l.address.toLowerCase()));
+    const recipient = (topic: string) => addr.addChecksum(`0x${topic.slice(26)}`);
+    const candidates = [...valued.map((t) => addr.addChecksum(t.to!)), ...transfers.map((l) => recipient(l.topics[2]!))];
+    const own = await uow.stores.followers.ownAddresses(NETWORK, candidates);
+    if (own.size === 0) return;
+    const at = { hash: block.hash, height };
+    const confirmations = tipHeight - height + 1;
+    const report = async (txnId: string, from: string, to: string, asset: Asset, amount: string) => {
+      await uow.stores.followers.follow(NETWORK, txnId, at, clock());
+      await emit({ kind: 'transaction', transaction: { network: NETWORK, txnId, assetShort: asset.short, addressFrom: from, addressTo: to, destTag: null, amount, confirmations } });
+    };
+    for (const txn of valued) {
+      const to = addr.addChecksum(txn.to!);
+      if (!own.has(to)) continue;
+      const receipt = await rpc.call<{ status?: string } | null>('eth_getTransactionReceipt', [txn.hash]);
+      if (receipt?.status !== '0x1') {
+        logger.warn({ txnId: txn.hash, to }, 'a reverted transaction sent ether to a payment address; not counted');
+        continue;
+      }
+      await report(txn.hash, addr.addChecksum(txn.from), to, native, formatUnits(BigInt(txn.value), 18));
+    }
+    // Transfers of one token to one address in one transaction count together.
+    const summed = new Map<string, { txnId: string; from: string; to: string; asset: Asset; decimals: number; value: bigint }>();
+    for (const log of transfers) {
+      const to = recipient(log.topics[2]!);
+      if (!own.has(to)) continue;
+      const token = tokens.get(log.address.toLowerCase())!;
+      const key = `${log.transactionHash}|${to}|${log.address.toLowerCase()}`;
+      const entry = summed.get(key) ?? { txnId: log.transactionHash, from: recipient(log.topics[1]!), to, asset: token.asset, decimals: token.decimals, value: 0n };
+      entry.value += BigInt(log.data === '0x' ? 0 : log.data);
+      summed.set(key, entry);
+    }
+    for (const t of summed.values()) await report(t.txnId, t.from, t.to, t.asset, formatUnits(t.value, t.decimals));
+  }
+
+  // The parent of a block the follower processed; the conservative fallback when the node forgot it.
+  async function parentOf(hash: string): Promise<string | undefined> {
+    const block = await rpc.call<EthBlock | null>('eth_getBlockByHash', [hash, false]);
+    return block?.parentHash;
+  }
+
+  async function followBlocks(): Promise<number> {
+    const tipHeight = Number(BigInt(await rpc.call<string>('eth_blockNumber')));
+    let cursor = await uow.stores.followers.cursor(NETWORK);
+    if (!cursor) {
+      await startCursor();
+      return tipHeight;
+    }
+    for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
+      const onChain: EthBlock | null = cursor.height <= tipHeight ? await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height), false]) : null;
+      if (onChain?.hash !== cursor.hash) {
+        // The stored block left the chain: what it held is dropped, and the follower steps back to its parent.
+        const gone = (await uow.stores.followers.followed(NETWORK)).filter((t) => t.blockHeight !== null && t.blockHeight >= cursor!.height).map((t) => t.txnId);
+        for (const txnId of gone) {
+          await emit({ kind: 'dropped', network: NETWORK, txnId });
+          await uow.stores.followers.forget(NETWORK, [txnId]);
+        }
+        logger.warn({ network: NETWORK, height: cursor.height, dropped: gone.length }, 'chain reorganisation: walking back');
+        const height: number = cursor.height - 1;
+        const parent: string = (await parentOf(cursor.hash)) ?? (await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(height), false]))?.hash ?? '';
+        cursor = { height, hash: parent };
+        await uow.stores.followers.setCursor(NETWORK, cursor);
+        continue;
+      }
+      if (cursor.height >= tipHeight) break;
+      const block: EthBlock | null = await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height + 1), true]);
+      if (!block || block.parentHash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
+      await processBlock(block, tipHeight);
+      cursor = { height: Number(BigInt(block.number)), hash: block.hash };
+      await uow.stores.followers.setCursor(NETWORK, cursor);
+      status = { ...status, lastBlockAt: new Date(clock()).toISOString() };
+    }
+    return tipHeight;
+  }
+
+  async function followConfirmations(tipHeight: number): Promise<void> {
+    const mined = (await uow.stores.followers.followed(NETWORK)).filter((t) => t.blockHeight !== null);
+    if (mined.length > 0) await emit({ kind: 'confirmations', network: NETWORK, updates: mined.map((t) => ({ txnId: t.txnId, confirmations: tipHeight - t.blockHeight! + 1 })) });
+    await uow.stores.followers.forget(NETWORK, mined.filter((t) => tipHeight - t.blockHeight! + 1 >= FORGET_AFTER).map((t) => t.txnId));
+  }
+
+  async function poll(): Promise<void> {
+    try {
+      const tipHeight = await followBlocks();
+      await followConfirmations(tipHeight);
+      const cursor = await uow.stores.followers.cursor(NETWORK);
+      status = { state: cursor && cursor.height < tipHeight ? 'behind' : 'ok', height: cursor?.height ?? null, lastBlockAt: status.lastBlockAt };
+      unreachableSince = 0;
+    } catch (err) {
+      if (err instanceof NodeUnreachable) {
+        status = { ...status, state: 'unreachable' };
+        if (unreachableSince === 0) logger.warn({ network: NETWORK, err: err.message }, 'the node is unreachable; payments on this network wait for it');
+        unreachableSince ||= clock();
+        return;
+      }
+      logger.error({ err, network: NETWORK }, 'following the chain failed; it will be retried');
+    }
+  }
+
+  const pollOnce = (): Promise<void> => {
+    running ??= poll().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    network: NETWORK,
+    watch(onEvent) {
+      deliver = onEvent;
+      const tick = () => {
+        timer = setTimeout(() => void pollOnce().finally(() => (timer === undefined ? undefined : tick())), pollMs);
+      };
+      void pollOnce();
+      tick();
+    },
+    async send(_payout: Payout): Promise<SentPayout> {
+      throw new Error('payouts on ethereum through a node are not available in this build');
+    },
+    payoutsDisabled: 'Payouts on ethereum through a node are not available in this build yet: the service receives ETH and tokens on ethereum, but it cannot sign and send there.',
+    close() {
+      const pending = timer;
+      timer = undefined;
+      clearTimeout(pending);
+      deliver = undefined;
+    },
+    status: () => status,
+    async start() {
+      await readTokens();
+      if (!(await uow.stores.followers.cursor(NETWORK))) await startCursor();
+    },
+    pollOnce,
+    async pollFresh() {
+      while (running) await running;
+      await pollOnce();
+    },
+  };
+}
