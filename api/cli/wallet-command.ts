@@ -7,10 +7,15 @@ import { chainParams, isUtxoNetwork } from '../networks/bitcoin-core/chain-param
 import { fromSats, payoutAddressOf } from '../networks/bitcoin-core/utxo-payouts.ts';
 import { writeNewMnemonic } from '../networks/hd-wallet.ts';
 import { createLogger } from '../shared/logger.ts';
+import { loadAssetRegistry } from '../networks/asset-registry.ts';
+import { createRpcClient } from '../networks/json-rpc-client.ts';
+import { ethPayoutAddressOf, tokenBalance } from '../networks/ethereum/eth-payouts.ts';
+import { formatUnits, loadEthTokens } from '../networks/ethereum/eth-tokens.ts';
+import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
 
 /** The usage line of the wallet command. */
-export const WALLET_USAGE = `  npm run cli -- wallet --network bitcoin|litecoin [--json]
+export const WALLET_USAGE = `  npm run cli -- wallet --network bitcoin|litecoin|ethereum [--json]
   npm run cli -- wallet create-mnemonic [--file PATH]`;
 
 type Print = (text: string) => void;
@@ -32,8 +37,9 @@ export async function walletCommand(args: string[], out: Print, err: Print): Pro
     err(`--network is required.\nUsage:\n${WALLET_USAGE}\n`);
     return 2;
   }
+  if (network === 'ethereum') return ethereumWallet(values.json === true, out, err);
   if (!isUtxoNetwork(network)) {
-    err(`--network ${network}: payouts are made from a wallet on bitcoin and litecoin (through a node); ${network} is not one of them.\n`);
+    err(`--network ${network}: payouts are made from a wallet on bitcoin, litecoin and ethereum (through a node); ${network} is not one of them.\n`);
     return 2;
   }
   const config = loadConfig();
@@ -90,4 +96,41 @@ function createMnemonicCommand(args: string[], out: Print, err: Print): number {
   }
   out(`Wrote a new wallet mnemonic to ${file} (mode 0600). Back it up offline: it controls every address and signs payouts.\n`);
   return 0;
+}
+
+// Ethereum's payout address and what it holds now, asked of the node.
+async function ethereumWallet(json: boolean, out: Print, err: Print): Promise<number> {
+  const config = loadConfig();
+  if (!config.ethereum) {
+    err('ethereum does not run on a node here: set ETHEREUM_RPC_URL and ETHEREUM_CHAIN_ID as the service has them.\n');
+    return 1;
+  }
+  const db = await openDatabase(config, createLogger('warn'));
+  try {
+    const uow = createUnitOfWork(db);
+    const xpub = await uow.stores.addresses.xpubOf('ethereum');
+    if (!xpub) {
+      err('ethereum has no wallet account yet: start the service once.\n');
+      return 1;
+    }
+    const rpc = createRpcClient(config.ethereum.rpcUrl, { version: '2.0' });
+    const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, {});
+    const assets = registry.assets().filter((a) => a.network === 'ethereum');
+    const tokens = await loadEthTokens(rpc, assets, createLogger('silent'));
+    const payoutAddress = ethPayoutAddressOf(xpub);
+    const spendable: Record<string, string> = {};
+    for (const asset of assets) {
+      const token = asset.contractAddress === null ? undefined : tokens.get(asset.contractAddress.toLowerCase());
+      if (asset.contractAddress !== null && !token) continue;
+      const units = token ? await tokenBalance(rpc, token.contract, payoutAddress) : BigInt(await rpc.call<string>('eth_getBalance', [payoutAddress, 'latest']));
+      const exact = formatUnits(units, token ? token.decimals : 18);
+      spendable[asset.short] = formatAmount(parseAmount(exact).toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN), asset.decimals);
+    }
+    const wallet = { network: 'ethereum', chain: String(config.ethereum.chainId), payoutAddress, spendable };
+    if (json) out(`${JSON.stringify(wallet)}\n`);
+    else out(`Network:        ethereum (chain id ${config.ethereum.chainId})\nPayout address: ${payoutAddress} (payouts are sent from it; sweeps gather payments there)\nSpendable:      ${Object.entries(spendable).map(([short, amount]) => `${amount} ${short}`).join(', ')}\n`);
+    return 0;
+  } finally {
+    await db.close();
+  }
 }

@@ -34,6 +34,7 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   // The wallet's received outputs and the signed payouts (stored before their broadcast).
   { name: 'chain_outputs', key: 'network, txn_id, vout', since: '0071-utxo-payouts' },
   { name: 'payout_transactions', key: 'withdrawal_id', since: '0071-utxo-payouts' },
+  { name: 'eth_nonces', key: 'address', since: '0073-ethereum-payouts' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];

@@ -398,7 +398,8 @@ describe('wallet', () => {
   test('the payout wallet needs a network on a node: clear errors otherwise', async () => {
     for (const [args, code, pattern] of [
       [['wallet'], 2, /--network is required/],
-      [['wallet', '--network', 'ethereum'], 2, /ethereum is not one of them/],
+      [['wallet', '--network', 'tron'], 2, /tron is not one of them/],
+      [['wallet', '--network', 'ethereum'], 1, /ethereum does not run on a node here: set ETHEREUM_RPC_URL/],
       [['wallet', '--network', 'litecoin', '--jsn'], 2, /Unknown option '--jsn'/],
       [['wallet', '--network', 'litecoin', '--json'], 1, /litecoin does not run on a node here: set LITECOIN_RPC_URL/],
     ] as const) {

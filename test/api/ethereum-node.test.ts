@@ -4,7 +4,7 @@
  * through its HTTP API. ETH and a 6-decimal and an 18-decimal token to COMPLETE with exact amounts,
  * partial then complete, a token the payment did not ask for and one the registry does not name
  * (not counted), a reverted transfer (not counted), a reorganisation, catch-up after downtime,
- * health, payouts refused for now, and the start-up check of the chain id.
+ * health, a payout waiting while the payout address is empty, and the start-up check of the chain id.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -180,14 +180,17 @@ describe('ethereum through an Ethereum JSON-RPC node (anvil)', () => {
     assert.equal(record.transactions.length, 1);
   });
 
-  test('GET /health shows ethereum following the node; approve is 409 payouts-disabled for now', async () => {
-    const health = await until(async () => (await fetch(`${server.url}/health`)).json() as Promise<any>, (h) => h.networks?.ethereum?.state === 'ok', 'health');
-    assert.equal(health.networks.ethereum.height, Number(BigInt(await node.rpc<string>('eth_blockNumber'))));
+  test('GET /health shows ethereum following the node; a payout the empty payout address cannot cover waits, saying why', async () => {
+    const tip = Number(BigInt(await node.rpc<string>('eth_blockNumber')));
+    const health = await until(async () => (await fetch(`${server.url}/health`)).json() as Promise<any>, (h) => h.networks?.ethereum?.state === 'ok' && h.networks.ethereum.height === tip, 'health at the tip');
+    assert.equal(typeof health.networks.ethereum.lastBlockAt, 'string');
     const created = await api.post('/withdrawal', { amount: '0.01', asset: ETH, addressTo: node.accounts[7], invoice: 'eth-out' });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const approved = await api.post(`/withdrawal/${created.body.id}/approve`, {});
-    assert.equal(approved.status, 409);
-    assert.equal(approved.body.error.code, 'payouts-disabled');
+    assert.equal(approved.status, 200);
+    assert.equal(approved.body.status, 'APPROVED');
+    assert.equal(approved.body.txnId, null);
+    assert.match(approved.body.failureReason, /The payout address 0x[0-9a-fA-F]{40} holds 0\.0+ ETH/);
   });
 
   test('a payment made while the service was down is found after restart', async () => {

@@ -357,6 +357,7 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   chain_transactions: 'network, txn_id',
   chain_outputs: 'network, txn_id, vout',
   payout_transactions: 'withdrawal_id',
+  eth_nonces: 'address',
 };
 
 /**

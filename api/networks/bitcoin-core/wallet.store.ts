@@ -25,8 +25,10 @@ export interface PayoutTransaction {
   txnId: string;
   /** The signed transaction, hex, as `sendrawtransaction` takes it. */
   raw: string;
-  /** The network fee it pays, in the smallest unit. */
+  /** The network fee it pays, in the smallest unit (on Ethereum: the most it can pay, gas limit × max fee). */
   fee: bigint;
+  /** The sender's nonce (Ethereum); null on UTXO networks. */
+  nonce?: bigint | null;
 }
 
 interface OutputRow {
@@ -94,22 +96,37 @@ export class WalletStore {
 
   /** The signed payout of a withdrawal, if one was made. */
   async payout(withdrawalId: string): Promise<PayoutTransaction | undefined> {
-    const row = await this.sql.get<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string }>(
-      'SELECT withdrawal_id, network, txn_id, raw, fee FROM payout_transactions WHERE withdrawal_id = ?',
+    const row = await this.sql.get<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string; nonce: number | string | null }>(
+      'SELECT withdrawal_id, network, txn_id, raw, fee, nonce FROM payout_transactions WHERE withdrawal_id = ?',
       [withdrawalId],
     );
-    return row && { withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee) };
+    return row && { withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee), nonce: row.nonce === null ? null : BigInt(row.nonce) };
   }
 
   /** Stores a signed payout before it is broadcast. */
   async insertPayout(payout: PayoutTransaction, at: number): Promise<void> {
-    await this.sql.run('INSERT INTO payout_transactions (withdrawal_id, network, txn_id, raw, fee, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    await this.sql.run('INSERT INTO payout_transactions (withdrawal_id, network, txn_id, raw, fee, created_at, nonce) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       payout.withdrawalId,
       payout.network,
       payout.txnId,
       payout.raw,
       payout.fee.toString(),
       at,
+      payout.nonce === undefined || payout.nonce === null ? null : payout.nonce.toString(),
     ]);
+  }
+
+  /**
+   * Takes the next nonce of a sending address: the stored counter, or what the node counts when that
+   * is higher (something else sent from the address). Run inside the transaction that stores the
+   * signed payout, so the counter row is held until it commits.
+   */
+  async takeNonce(address: string, nodeNext: bigint): Promise<bigint> {
+    await this.sql.run('INSERT INTO eth_nonces (address, next_nonce) VALUES (?, ?) ON CONFLICT DO NOTHING', [address, nodeNext.toString()]);
+    const row = await this.sql.get<{ nonce: number | string }>(
+      'UPDATE eth_nonces SET next_nonce = (CASE WHEN next_nonce < ? THEN ? ELSE next_nonce END) + 1 WHERE address = ? RETURNING next_nonce - 1 AS nonce',
+      [nodeNext.toString(), nodeNext.toString(), address],
+    );
+    return BigInt(row!.nonce);
   }
 }

@@ -25,11 +25,11 @@ import type { Asset } from '../asset-registry.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
 import type { ChainEvent, ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
+import type { EthPayouts } from './eth-payouts.ts';
+import { type EthTokens, formatUnits } from './eth-tokens.ts';
 
 /** keccak256("Transfer(address,address,uint256)"). */
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-/** `decimals()`. */
-const DECIMALS_CALL = '0x313ce567';
 const NETWORK = 'ethereum';
 const FORGET_AFTER = 100;
 const BLOCKS_PER_POLL = 50;
@@ -60,10 +60,12 @@ export interface EthFollowerOptions {
   uow: UnitOfWork;
   /** ETH. */
   native: Asset;
-  /** The registry's ERC-20 assets on ethereum, each with its contract address. */
-  tokens: readonly Asset[];
+  /** The registry's ERC-20 tokens that answered on this chain. */
+  tokens: EthTokens;
   clock: Clock;
   logger: Logger;
+  /** The payout side: signing and sending from the payout address. */
+  payouts: EthPayouts;
   pollMs?: number;
 }
 
@@ -73,47 +75,21 @@ export async function checkEthereumNode(rpc: RpcClient, chainId: number): Promis
   if (reported !== chainId) throw new Error(`the node is on chain id ${reported}, but ETHEREUM_CHAIN_ID is ${chainId}`);
 }
 
-/** A whole number of a token's smallest unit as an exact decimal string. */
-export function formatUnits(value: bigint, decimals: number): string {
-  if (decimals === 0) return value.toString();
-  const digits = value.toString().padStart(decimals + 1, '0');
-  return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
-}
-
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Creates the ethereum network's adapter over its node. */
 export function createEthFollower(options: EthFollowerOptions): ChainFollower {
-  const { rpc, uow, native, clock, logger } = options;
+  const { rpc, uow, native, clock, logger, tokens } = options;
   const pollMs = options.pollMs ?? 1_000;
   let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   let unreachableSince = 0;
-  // Token contracts (lowercase) with their asset and on-chain decimals; filled at start.
-  const tokens = new Map<string, { asset: Asset; decimals: number }>();
 
   const emit = async (event: ChainEvent) => {
     if (deliver) await deliver(event);
   };
-
-  async function readTokens(): Promise<void> {
-    for (const asset of options.tokens) {
-      const contract = asset.contractAddress!.toLowerCase();
-      try {
-        const answer = await rpc.call<string>('eth_call', [{ to: contract, data: DECIMALS_CALL }, 'latest']);
-        if (answer === '0x' || answer.length < 3) throw new Error('no contract there');
-        tokens.set(contract, { asset, decimals: Number(BigInt(answer)) });
-      } catch (err) {
-        if (err instanceof NodeUnreachable) throw err;
-        logger.warn(
-          { asset: asset.short, contract: asset.contractAddress },
-          `no ERC-20 answers decimals() at ${asset.short}'s contract on this chain; ${asset.short} payments are not watched (npm run cli -- asset set-contract sets it)`,
-        );
-      }
-    }
-  }
 
   async function startCursor(): Promise<ChainCursor> {
     const block = await rpc.call<EthBlock>('eth_getBlockByNumber', ['latest', false]);
@@ -130,9 +106,12 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     const transfers = logs.filter((l) => !l.removed && l.topics.length === 3 && tokens.has(l.address.toLowerCase()));
     const recipient = (topic: string) => addr.addChecksum(`0x${topic.slice(26)}`);
     const candidates = [...valued.map((t) => addr.addChecksum(t.to!)), ...transfers.map((l) => recipient(l.topics[2]!))];
+    const at = { hash: block.hash, height };
+    // Payouts this service broadcast: their block is recorded, so their confirmations count.
+    const followed = await uow.stores.followers.followedAmong(NETWORK, block.transactions.map((t) => t.hash));
+    for (const txnId of followed) await uow.stores.followers.follow(NETWORK, txnId, at, clock());
     const own = await uow.stores.followers.ownAddresses(NETWORK, candidates);
     if (own.size === 0) return;
-    const at = { hash: block.hash, height };
     const confirmations = tipHeight - height + 1;
     const report = async (txnId: string, from: string, to: string, asset: Asset, amount: string) => {
       await uow.stores.followers.follow(NETWORK, txnId, at, clock());
@@ -179,10 +158,12 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       const onChain: EthBlock | null = cursor.height <= tipHeight ? await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height), false]) : null;
       if (onChain?.hash !== cursor.hash) {
         // The stored block left the chain: what it held is dropped, and the follower steps back to its parent.
-        const gone = (await uow.stores.followers.followed(NETWORK)).filter((t) => t.blockHeight !== null && t.blockHeight >= cursor!.height).map((t) => t.txnId);
+        const gone = await uow.stores.followers.unconfirmFrom(NETWORK, cursor.height);
         for (const txnId of gone) {
           await emit({ kind: 'dropped', network: NETWORK, txnId });
-          await uow.stores.followers.forget(NETWORK, [txnId]);
+          // A payout of ours stays followed (unconfirmed) until it is mined again; a payer's is forgotten.
+          if (!(await uow.stores.withdrawals.findByTxnId(txnId))) await uow.stores.followers.forget(NETWORK, [txnId]);
+          else await emit({ kind: 'confirmations', network: NETWORK, updates: [{ txnId, confirmations: 0 }] });
         }
         logger.warn({ network: NETWORK, height: cursor.height, dropped: gone.length }, 'chain reorganisation: walking back');
         const height: number = cursor.height - 1;
@@ -243,10 +224,8 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       void pollOnce();
       tick();
     },
-    async send(_payout: Payout): Promise<SentPayout> {
-      throw new Error('payouts on ethereum through a node are not available in this build');
-    },
-    payoutsDisabled: 'Payouts on ethereum through a node are not available in this build yet: the service receives ETH and tokens on ethereum, but it cannot sign and send there.',
+    send: (payout: Payout): Promise<SentPayout> => options.payouts.send(payout),
+    payoutsDisabled: options.payouts.payoutsDisabled,
     close() {
       const pending = timer;
       timer = undefined;
@@ -255,7 +234,6 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     },
     status: () => status,
     async start() {
-      await readTokens();
       if (!(await uow.stores.followers.cursor(NETWORK))) await startCursor();
     },
     pollOnce,

@@ -1,0 +1,149 @@
+/**
+ * @module Paying out on Ethereum from the installation's payout address (the account's key 1/0):
+ * ETH, or a registry token by its `transfer`, signed here with micro-eth-signer.
+ *
+ * - EIP-1559 fees from the node: the latest block's base fee twice over plus the node's suggested
+ *   priority fee (`eth_maxPriorityFeePerGas`); the gas limit is 21,000 for ETH and the node's
+ *   estimate plus a fifth for a token transfer.
+ * - Nonces come from a counter row (`eth_nonces`) taken in the transaction that stores the signed
+ *   payout, never below what the node counts for the address: concurrent approvals, in any
+ *   instance, get consecutive nonces, and a restart neither reuses nor skips one.
+ * - The signed transaction is stored before it is broadcast; a crash or a lost broadcast is followed
+ *   by a re-broadcast of the same bytes, and "already known" counts as sent.
+ * - When the payout address holds too little ETH (amount and gas) or too little of the token, the
+ *   payout waits (`PayoutWaiting`: the withdrawal stays APPROVED with a failureReason).
+ */
+import type { HDKey } from '@scure/bip32';
+import { Transaction } from 'micro-eth-signer';
+import { createContract, ERC20 } from 'micro-eth-signer/abi.js';
+import type { Clock } from '../../shared/clock.ts';
+import type { UnitOfWork } from '../../unit-of-work.ts';
+import { deriveAddress } from '../hd-wallet.ts';
+import { RpcError, type RpcClient } from '../json-rpc-client.ts';
+import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
+import type { PayoutTransaction } from '../bitcoin-core/wallet.store.ts';
+import { type EthTokens, formatUnits, parseUnits } from './eth-tokens.ts';
+
+/** What the payout side of Ethereum needs. */
+export interface EthPayoutOptions {
+  rpc: RpcClient;
+  uow: UnitOfWork;
+  clock: Clock;
+  chainId: number;
+  xpub: string;
+  /** The account with its private key; undefined on a receive-only installation. */
+  signer: HDKey | undefined;
+  noSignerReason: string;
+  tokens: EthTokens;
+}
+
+/** The payout side of Ethereum. */
+export interface EthPayouts {
+  readonly payoutAddress: string;
+  readonly payoutsDisabled: string | undefined;
+  send(payout: Payout): Promise<SentPayout>;
+}
+
+const erc20 = createContract(ERC20);
+const ALREADY_SENT = /already known|known transaction|already imported|transaction already exists/i;
+const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+
+/** The payout address of the ethereum account (1/0). */
+export function ethPayoutAddressOf(xpub: string): string {
+  return deriveAddress(xpub, 'ethereum', 1, 0);
+}
+
+/** The calldata of an ERC-20 `transfer(to, amount)`. */
+export function transferData(to: string, amount: bigint): string {
+  return toHex(erc20.transfer.encodeInput({ to, value: amount }));
+}
+
+/** A token balance, in smallest units. */
+export async function tokenBalance(rpc: RpcClient, contract: string, owner: string, block = 'latest'): Promise<bigint> {
+  return BigInt(await rpc.call<string>('eth_call', [{ to: contract, data: toHex(erc20.balanceOf.encodeInput(owner)) }, block]));
+}
+
+/** Creates the payout side. */
+export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
+  const { rpc, uow, clock, tokens } = options;
+  const payoutAddress = ethPayoutAddressOf(options.xpub);
+  const key = options.signer?.deriveChild(1).deriveChild(0).privateKey ?? undefined;
+
+  async function fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const block = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+    const base = BigInt(block.baseFeePerGas ?? '0x0');
+    let tip = 1_000_000_000n;
+    try {
+      tip = BigInt(await rpc.call<string>('eth_maxPriorityFeePerGas'));
+    } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
+    }
+    return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+  }
+
+  async function sign(payout: Payout): Promise<PayoutTransaction> {
+    const contract = payout.asset.contractAddress?.toLowerCase();
+    const token = contract === undefined ? undefined : tokens.get(contract);
+    if (contract !== undefined && !token) throw new PayoutWaiting(`${payout.asset.short} has no contract answering on this chain; set it with npm run cli -- asset set-contract and restart.`);
+    const units = parseUnits(payout.amount, token ? token.decimals : 18);
+    const { maxFeePerGas, maxPriorityFeePerGas } = await fees();
+    const ether = BigInt(await rpc.call<string>('eth_getBalance', [payoutAddress, 'pending']));
+    if (token) {
+      const held = await tokenBalance(rpc, token.contract, payoutAddress, 'pending');
+      if (held < units) {
+        throw new PayoutWaiting(
+          `The payout address ${payoutAddress} holds ${formatUnits(held, token.decimals)} ${payout.asset.short}, less than the ${payout.amount} to send. It goes out once it holds enough (sweeps move payments there).`,
+        );
+      }
+    }
+    const to = token ? token.asset.contractAddress! : payout.addressTo;
+    const data = token ? transferData(payout.addressTo, units) : undefined;
+    const value = token ? 0n : units;
+    const gasLimit = token ? (BigInt(await rpc.call<string>('eth_estimateGas', [{ from: payoutAddress, to, data }])) * 6n) / 5n : 21_000n;
+    const gasCost = gasLimit * maxFeePerGas;
+    if (ether < value + gasCost) {
+      throw new PayoutWaiting(
+        `The payout address ${payoutAddress} holds ${formatUnits(ether, 18)} ETH, less than the ${formatUnits(value + gasCost, 18)} ETH this payout needs with its gas. It goes out once it holds enough.`,
+      );
+    }
+    const nodeNext = BigInt(await rpc.call<string>('eth_getTransactionCount', [payoutAddress, 'pending']));
+    return uow.transaction(async (stores) => {
+      const earlier = await stores.wallet.payout(payout.reference);
+      if (earlier) return earlier;
+      const nonce = await stores.wallet.takeNonce(payoutAddress, nodeNext);
+      const tx = Transaction.prepare({ to, value, nonce, maxFeePerGas, maxPriorityFeePerGas, gasLimit, chainId: BigInt(options.chainId), ...(data ? { data } : {}) });
+      const signed = tx.signBy(key!);
+      const record: PayoutTransaction = { withdrawalId: payout.reference, network: 'ethereum', txnId: signed.hash, raw: signed.toHex(), fee: gasCost, nonce };
+      await stores.wallet.insertPayout(record, clock());
+      return record;
+    });
+  }
+
+  async function broadcast(signed: PayoutTransaction): Promise<void> {
+    try {
+      await rpc.call<string>('eth_sendRawTransaction', [signed.raw]);
+    } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
+      if (ALREADY_SENT.test(err.message)) return;
+      // "nonce too low": sent before and mined since, if the node knows it.
+      if ((await rpc.call<unknown>('eth_getTransactionByHash', [signed.txnId])) !== null) return;
+      throw err;
+    }
+  }
+
+  return {
+    payoutAddress,
+    payoutsDisabled: key ? undefined : options.noSignerReason,
+    async send(payout) {
+      let signed = await uow.stores.wallet.payout(payout.reference);
+      if (!signed) {
+        if (!key) throw new PayoutWaiting(options.noSignerReason);
+        signed = await sign(payout);
+      }
+      await broadcast(signed);
+      // Followed from now on, so its confirmations reach the withdrawal.
+      await uow.stores.followers.followIfNew('ethereum', signed.txnId, clock());
+      return { txnId: signed.txnId, addressFrom: payoutAddress };
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Paying out ETH and an ERC-20 from the installation's payout address through a real Ethereum node
+ * (anvil), driven through the service's process, HTTP API and CLI: the wallet command, ETH and token
+ * payouts that the recipient's on-chain balance shows, concurrent approvals on consecutive nonces,
+ * a payout waiting with a failureReason until the payout address is funded, and a broadcast lost to
+ * a crash (kill -9) that the restarted service re-broadcasts as the same transaction.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { Transaction } from 'micro-eth-signer';
+import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { ROOT } from '../../scripts/compiled-server.ts';
+import { type Anvil, startAnvil } from '../helpers/anvil.ts';
+import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts';
+import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
+import { merchantApi } from '../helpers/test-server.ts';
+
+const ETH = { short: 'ETH', network: 'ethereum' };
+const USDT = { short: 'USDT', network: 'ethereum' };
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** "0.1" ETH (or a 6-decimal token) as whole units. */
+const units = (amount: string, decimals: number) => {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
+};
+
+describe('ethereum payouts from the payout address (anvil)', () => {
+  let node: Anvil;
+  let proxy: RpcProxy;
+  let server: ServerProcess;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let api: ReturnType<typeof merchantApi>;
+  let usdt: string;
+  let payer: string;
+  let payoutAddress: string;
+  let invoice = 0;
+
+  const cli = async (...args: string[]) => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'api/cli/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    return stdout;
+  };
+  const start = async () => {
+    server = await startServerProcess(env);
+    api = merchantApi({ api: `${server.url}/v2` }, readDemoMerchant(dataDir)!);
+  };
+  const read = async (id: string) => (await api.get(`/withdrawal/${id}`)).body;
+
+  async function pay(amount: string, asset: typeof ETH) {
+    const payment = (await api.post('/payment', { amount, asset, invoice: `in-${++invoice}` })).body;
+    if (asset.short === 'ETH') await node.send({ from: payer, to: payment.addressTo, value: units(amount, 18) });
+    else await node.transferToken(usdt, payer, payment.addressTo, units(amount, 6));
+    await node.mine(payment.confirmsNeeded);
+    await until(async () => (await api.get(`/payment/${payment.id}`)).body.status, (s) => s === 'COMPLETE', `paying ${amount} ${asset.short}`);
+  }
+
+  async function withdraw(amount: string, asset: typeof ETH, addressTo = node.accounts[7]!) {
+    const created = await api.post('/withdrawal', { amount, asset, addressTo, invoice: `out-${++invoice}` });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    return created.body as { id: string; receivedAmount: string };
+  }
+
+  before(async () => {
+    node = await startAnvil();
+    payer = node.accounts[1]!;
+    usdt = await node.deployToken(payer, 'USDT', 6, 1_000_000n * 10n ** 6n);
+    proxy = await startRpcProxy(node.url);
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-eth-payouts-'));
+    env = { DATA_DIR: dataDir, ETHEREUM_RPC_URL: proxy.url, ETHEREUM_CHAIN_ID: '31337', ...(await storeEnv(dataDir)) };
+    await cli('asset', 'set-contract', '--short', 'USDT', '--network', 'ethereum', '--contract', usdt);
+    await start();
+    // The merchant's balance: payments received and confirmed.
+    await pay('2', ETH);
+    await pay('100', USDT);
+  });
+  after(async () => {
+    await server?.stop();
+    await proxy?.close();
+    await node?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('wallet --json names the payout address and what it holds; funded, it shows the funds', async () => {
+    let wallet = JSON.parse(await cli('wallet', '--network', 'ethereum', '--json'));
+    assert.deepEqual(Object.keys(wallet), ['network', 'chain', 'payoutAddress', 'spendable']);
+    assert.equal(wallet.chain, '31337');
+    assert.match(wallet.payoutAddress, /^0x[0-9a-fA-F]{40}$/);
+    assert.deepEqual(wallet.spendable, { ETH: '0.00000000', USDT: '0.000000' });
+    payoutAddress = wallet.payoutAddress;
+    // The operator funds it (sweeps are the way payments get there).
+    await node.send({ from: payer, to: payoutAddress, value: units('0.5', 18) });
+    await node.transferToken(usdt, payer, payoutAddress, units('50', 6));
+    wallet = JSON.parse(await cli('wallet', '--network', 'ethereum', '--json'));
+    assert.deepEqual(wallet.spendable, { ETH: '0.50000000', USDT: '50.000000' });
+  });
+
+  test('ETH and token payouts: the recipient receives receivedAmount on chain, then COMPLETE', async () => {
+    const recipient = node.accounts[8]!;
+    const etherBefore = BigInt(await node.rpc<string>('eth_getBalance', recipient, 'latest'));
+    const ether = await withdraw('0.1', ETH, recipient);
+    const sentEther = (await api.post(`/withdrawal/${ether.id}/approve`, {})).body;
+    assert.match(sentEther.txnId, /^0x[0-9a-f]{64}$/);
+    assert.equal(sentEther.addressFrom, payoutAddress);
+    const tether = await withdraw('20', USDT, recipient);
+    const sentTether = (await api.post(`/withdrawal/${tether.id}/approve`, {})).body;
+    assert.match(sentTether.txnId, /^0x[0-9a-f]{64}$/);
+    await node.mine(1);
+    assert.equal(BigInt(await node.rpc<string>('eth_getBalance', recipient, 'latest')) - etherBefore, units(ether.receivedAmount, 18));
+    assert.equal(await node.balanceOf(usdt, recipient), units(tether.receivedAmount, 6));
+    await node.mine(12);
+    for (const w of [ether, tether]) await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'a payout confirming');
+  });
+
+  test('concurrent approvals go out on consecutive nonces, every one mined', async () => {
+    const created = [];
+    for (let i = 0; i < 4; i++) created.push(await withdraw('0.01', ETH));
+    const approved = await Promise.all(created.map((w) => api.post(`/withdrawal/${w.id}/approve`, {})));
+    const hashes = approved.map((r) => r.body.txnId as string);
+    assert.equal(new Set(hashes).size, 4);
+    await node.mine(1);
+    const nonces = [];
+    for (const hash of hashes) {
+      const receipt = await node.rpc<{ status: string }>('eth_getTransactionReceipt', hash);
+      assert.equal(receipt.status, '0x1');
+      nonces.push(Number(BigInt((await node.rpc<{ nonce: string }>('eth_getTransactionByHash', hash)).nonce)));
+    }
+    nonces.sort((a, b) => a - b);
+    assert.deepEqual(nonces, [nonces[0], nonces[0]! + 1, nonces[0]! + 2, nonces[0]! + 3]);
+  });
+
+  test('a payout the payout address cannot cover waits with a failureReason, and goes once it is funded', async () => {
+    const w = await withdraw('1', ETH);
+    const waiting = (await api.post(`/withdrawal/${w.id}/approve`, {})).body;
+    assert.equal(waiting.status, 'APPROVED');
+    assert.equal(waiting.txnId, null);
+    assert.match(waiting.failureReason, /holds .* ETH, less than the .* ETH this payout needs with its gas/);
+    await node.send({ from: payer, to: payoutAddress, value: units('2', 18) });
+    const sent = await until(() => read(w.id), (r) => r.txnId !== null, 'the funded payout');
+    assert.equal(sent.failureReason, undefined);
+  });
+
+  test('kill -9 between signing and broadcasting: the same transaction is broadcast after restart', async () => {
+    const w = await withdraw('0.02', ETH);
+    proxy.cut.add('eth_sendRawTransaction');
+    const from = proxy.calls.length;
+    const approved = await api.post(`/withdrawal/${w.id}/approve`, {});
+    assert.equal(approved.body.txnId, null);
+    await server.stop('SIGKILL');
+    proxy.cut.delete('eth_sendRawTransaction');
+    await start();
+    const sent = await until(() => read(w.id), (r) => r.txnId !== null, 'the payout after restart');
+    const raws = proxy.calls.slice(from).filter((c) => c.method === 'eth_sendRawTransaction').map((c) => c.params[0] as string);
+    assert.ok(raws.length >= 2);
+    assert.equal(new Set(raws).size, 1, 'one signed transaction, broadcast again');
+    assert.equal(Transaction.fromHex(raws[0]!).hash, sent.txnId);
+    await node.mine(13);
+    await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the re-broadcast payout confirming');
+  });
+});
