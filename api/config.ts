@@ -38,9 +38,20 @@ export interface Config {
   /** Bitcoin Core-compatible nodes by network (BITCOIN_RPC_URL, LITECOIN_RPC_URL), with the chain each is on. */
   readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', NodeConfig>>>;
   /** The Ethereum JSON-RPC endpoint (ETHEREUM_RPC_URL) and the chain id it must report (ETHEREUM_CHAIN_ID, default 1). */
-  readonly ethereum: { rpcUrl: string; chainId: number } | undefined;
+  readonly ethereum: EthereumConfig | undefined;
   /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
   readonly walletMnemonicFile: string;
+}
+
+/** Ethereum through a node. */
+export interface EthereumConfig {
+  rpcUrl: string;
+  chainId: number;
+  /** Seconds between automatic sweeps (ETHEREUM_SWEEP_SECONDS, default 300; 0: only on demand). */
+  sweepSeconds: number;
+  /** Balances swept automatically from this much (ETHEREUM_SWEEP_MIN_ETH, default 0.05; ETHEREUM_SWEEP_MIN_TOKEN, default 50, in each token's units). */
+  sweepMinEth: string;
+  sweepMinToken: string;
 }
 
 /** A Bitcoin Core-compatible node a network runs on. */
@@ -152,7 +163,18 @@ function ethereumOf(env: NodeJS.ProcessEnv): Config['ethereum'] {
     throw new ConfigError('ETHEREUM_RPC_URL must be a URL like http://127.0.0.1:8545');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('ETHEREUM_RPC_URL must start with http:// or https://');
-  return { rpcUrl: raw, chainId };
+  const decimal = (name: string, fallback: string) => {
+    const value = env[name] || fallback;
+    if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/.test(value)) throw new ConfigError(`${name} must be a decimal amount like ${fallback}, got "${value}"`);
+    return value;
+  };
+  return {
+    rpcUrl: raw,
+    chainId,
+    sweepSeconds: integer(env, 'ETHEREUM_SWEEP_SECONDS', 300, 0, 86_400),
+    sweepMinEth: decimal('ETHEREUM_SWEEP_MIN_ETH', '0.05'),
+    sweepMinToken: decimal('ETHEREUM_SWEEP_MIN_TOKEN', '50'),
+  };
 }
 
 /** Reads and validates the configuration from an environment. */

@@ -13,8 +13,7 @@ import { useUtxoChain } from './networks/address-codecs.ts';
 import { chainParams } from './networks/bitcoin-core/chain-params.ts';
 import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';
 import { checkEthereumNode, createEthFollower } from './networks/ethereum/eth-follower.ts';
-import { loadEthTokens } from './networks/ethereum/eth-tokens.ts';
-import { createEthPayouts } from './networks/ethereum/eth-payouts.ts';
+import { createEthereumWallet, type EthereumWallet } from './networks/ethereum/ethereum-wallet.ts';
 import type { ChainFollower } from './networks/network-adapter.ts';
 import { createRpcClient, type RpcClient } from './networks/json-rpc-client.ts';
 import { ensureHdAccounts, readMnemonic, rootKeyOf } from './networks/hd-wallet.ts';
@@ -86,7 +85,7 @@ export async function createServices(options: ServiceOptions) {
   const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: realNetworks }) : undefined;
 
   // Each network on a node follows it for payments, and pays out from the wallet it received.
-  const walletMnemonic = nodeNetworks.length > 0 || ethereumRpc ? readMnemonic(config.walletMnemonicFile) : undefined;
+  const walletMnemonic = nodeNetworks.length > 0 ? readMnemonic(config.walletMnemonicFile) : undefined;
   const walletRoot = walletMnemonic === undefined ? undefined : rootKeyOf(walletMnemonic);
   const followers = new Map<string, ChainFollower>();
   for (const network of nodeNetworks) {
@@ -120,19 +119,10 @@ export async function createServices(options: ServiceOptions) {
     followers.set(network, follower);
   }
 
+  let ethereum: EthereumWallet | undefined;
   if (ethereumRpc) {
-    const ethereumAssets = registry.assets().filter((a) => a.network === 'ethereum');
-    const native = ethereumAssets.find((a) => a.contractAddress === null);
-    if (!native) throw new Error('network ethereum has no native asset in the registry');
-    const tokens = await loadEthTokens(ethereumRpc, ethereumAssets, logger);
-    const xpub = (await uow.stores.addresses.xpubOf('ethereum'))!;
-    const signer = walletRoot ? accountSigner(walletRoot, registry.network('ethereum').accountPath, xpub) : undefined;
-    const noSignerReason = walletRoot
-      ? `Payouts on ethereum are off: the mnemonic at ${config.walletMnemonicFile} is not the wallet whose addresses this installation hands out.`
-      : `Payouts on ethereum are off: there is no wallet mnemonic at ${config.walletMnemonicFile} (WALLET_MNEMONIC_FILE), so this installation receives on ethereum but cannot sign.`;
-    if (!signer) logger.warn({ network: 'ethereum' }, noSignerReason);
-    const payouts = createEthPayouts({ rpc: ethereumRpc, uow, clock, chainId: config.ethereum!.chainId, xpub, signer, noSignerReason, tokens });
-    const follower = createEthFollower({ rpc: ethereumRpc, uow, native, tokens, clock, logger, payouts });
+    ethereum = await createEthereumWallet({ rpc: ethereumRpc, uow, registry, clock, logger, chainId: config.ethereum!.chainId, mnemonicFile: config.walletMnemonicFile });
+    const follower = createEthFollower({ rpc: ethereumRpc, uow, native: ethereum.native, tokens: ethereum.tokens, clock, logger, payouts: ethereum.payouts });
     await follower.start();
     followers.set('ethereum', follower);
   }
@@ -203,6 +193,8 @@ export async function createServices(options: ServiceOptions) {
     addressPool,
     simulator,
     followers,
+    /** Ethereum's wallet (payouts, sweeps) when ethereum runs on a node. */
+    ethereum,
     watcher,
     /** Stops background work owned by the services (not the database). */
     async close(): Promise<void> {

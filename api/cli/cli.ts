@@ -16,6 +16,7 @@ import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
 import { ASSET_USAGE, assetCommand } from './asset-command.ts';
+import { SWEEP_USAGE, sweepCommand } from './sweep-command.ts';
 import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
 import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
 
@@ -27,6 +28,7 @@ const USAGE = `Usage:
 ${WEBHOOK_USAGE}
 ${WALLET_USAGE}
 ${ASSET_USAGE}
+${SWEEP_USAGE}
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
@@ -40,6 +42,8 @@ wallet: the payout wallet of a network on a node (BITCOIN_/LITECOIN_RPC_URL): th
 are sent from and change returns to, and what it can send now (confirmed, unspent).
 asset set-contract: the contract address of an ethereum token (USDT, USDC) on the chain the node is
 on (mainnet contracts are the default); restart the service to watch it.
+sweep: moves every ethereum payment address's ETH and tokens to the payout address now (tokens
+need their gas sent first: run it again once that is mined); the service also sweeps by itself.
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
@@ -58,6 +62,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   if (resource === 'webhook') return webhookCommand(action, rest, out, err);
   if (resource === 'wallet') return walletCommand(argv.slice(1), out, err);
   if (resource === 'asset') return assetCommand(action, rest, out, err);
+  if (resource === 'sweep') return sweepCommand(argv.slice(1), out, err);
   if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
   if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {

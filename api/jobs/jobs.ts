@@ -5,6 +5,7 @@
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
 import { randomUUID } from 'node:crypto';
+import { parseUnits } from '../networks/ethereum/eth-tokens.ts';
 import type { Services } from '../services.ts';
 
 const SWEEP_MS = 1_000;
@@ -71,6 +72,16 @@ export function startJobs(services: Services): () => Promise<void> {
   }, POOL_IDLE_MS);
   timers.push(poolTimer);
   void payouts();
+  // Ethereum payments swept to the payout address, above the configured thresholds.
+  const ethereum = services.ethereum;
+  if (ethereum && config.ethereum && config.ethereum.sweepSeconds > 0) {
+    const { sweepMinEth, sweepMinToken } = config.ethereum;
+    const thresholds = {
+      ether: parseUnits(sweepMinEth, 18),
+      token: (contract: string) => parseUnits(sweepMinToken, ethereum.tokens.get(contract)?.decimals ?? 18),
+    };
+    every('ethereum-sweep', config.ethereum.sweepSeconds * 1000, () => ethereum.sweeper.sweep(thresholds));
+  }
   // Every instance delivers webhooks; each endpoint is claimed by one instance at a time.
   const stopDispatcher = services.dispatcher.start();
   return async () => {

@@ -80,4 +80,14 @@ export class AddressStore {
   async countPooled(network: string): Promise<number> {
     return Number((await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${POOL[this.sql.dialect.name]} WHERE network = ? AND payment_id IS NULL`, [network]))!.n);
   }
+
+  /** The network's payment addresses that ever received a counted transaction, with their derivation index. */
+  async receivedOn(network: string): Promise<Array<{ address: string; index: number }>> {
+    const rows = await this.sql.all<{ address: string; derivation_index: number }>(
+      `SELECT DISTINCT a.address, a.derivation_index FROM addresses a JOIN payment_transactions t ON t.payment_id = a.payment_id
+        WHERE a.network = ? AND a.derivation_index IS NOT NULL ORDER BY a.derivation_index`,
+      [network],
+    );
+    return rows.map((row) => ({ address: row.address, index: Number(row.derivation_index) }));
+  }
 }

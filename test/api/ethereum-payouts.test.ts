@@ -2,8 +2,9 @@
  * Paying out ETH and an ERC-20 from the installation's payout address through a real Ethereum node
  * (anvil), driven through the service's process, HTTP API and CLI: the wallet command, ETH and token
  * payouts that the recipient's on-chain balance shows, concurrent approvals on consecutive nonces,
- * a payout waiting with a failureReason until the payout address is funded, and a broadcast lost to
- * a crash (kill -9) that the restarted service re-broadcasts as the same transaction.
+ * a payout waiting with a failureReason until the payout address is funded, a broadcast lost to a
+ * crash (kill -9) that the restarted service re-broadcasts as the same transaction, and sweeps (on
+ * demand with the CLI, and by the service above its thresholds).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -109,6 +110,49 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     assert.deepEqual(wallet.spendable, { ETH: '0.50000000', USDT: '50.000000' });
   });
 
+  test('a payout the payout address cannot cover waits with a failureReason, and goes once it is funded', async () => {
+    const w = await withdraw('1', ETH);
+    const waiting = (await api.post(`/withdrawal/${w.id}/approve`, {})).body;
+    assert.equal(waiting.status, 'APPROVED');
+    assert.equal(waiting.txnId, null);
+    assert.match(waiting.failureReason, /holds .* ETH, less than the .* ETH this payout needs with its gas/);
+    await node.send({ from: payer, to: payoutAddress, value: units('2', 18) });
+    const sent = await until(() => read(w.id), (r) => r.txnId !== null, 'the funded payout');
+    assert.equal(sent.failureReason, undefined);
+  });
+
+  const etherOf = async (address: string) => BigInt(await node.rpc<string>('eth_getBalance', address, 'latest'));
+
+  test('sweep --network ethereum moves the payment addresses\' ETH, then (after sending their gas) their tokens, to the payout address', async () => {
+    const before = JSON.parse(await cli('wallet', '--network', 'ethereum', '--json')).spendable;
+    const first = JSON.parse(await cli('sweep', '--network', 'ethereum', '--json'));
+    assert.equal(first.payoutAddress, payoutAddress);
+    assert.deepEqual(first.swept.map((s: any) => [s.asset, s.amount.slice(0, 4)]), [['ETH', '1.99']]);
+    assert.deepEqual(first.toppedUp.map((t: any) => t.asset), ['USDT'], 'the USDT address first gets its gas');
+    const second = JSON.parse(await cli('sweep', '--network', 'ethereum', '--json'));
+    assert.deepEqual(second.swept.map((s: any) => [s.asset, s.amount]), [['USDT', '100.000000']]);
+    assert.deepEqual(second.toppedUp, []);
+    const after = JSON.parse(await cli('wallet', '--network', 'ethereum', '--json')).spendable;
+    assert.equal(Number(after.USDT) - Number(before.USDT), 100);
+    const gained = Number(after.ETH) - Number(before.ETH);
+    assert.ok(gained > 1.99 && gained < 2, `ETH swept in, less the gas of the sweep and of the top-up: ${gained}`);
+    const third = JSON.parse(await cli('sweep', '--network', 'ethereum', '--json'));
+    assert.deepEqual([third.swept, third.toppedUp], [[], []], 'nothing left worth its gas');
+  });
+
+  test('the service sweeps by itself what reaches the thresholds, and leaves the rest', async () => {
+    await server.stop();
+    env = { ...env, ETHEREUM_SWEEP_SECONDS: '1', ETHEREUM_SWEEP_MIN_ETH: '0.5' };
+    await start();
+    const big = (await api.post('/payment', { amount: '1', asset: ETH, invoice: `in-${++invoice}` })).body;
+    const small = (await api.post('/payment', { amount: '0.1', asset: ETH, invoice: `in-${++invoice}` })).body;
+    await node.send({ from: payer, to: big.addressTo, value: units('1', 18) });
+    await node.send({ from: payer, to: small.addressTo, value: units('0.1', 18) });
+    await until(() => etherOf(big.addressTo), (wei) => wei < units('0.001', 18), 'the 1 ETH address swept');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(await etherOf(small.addressTo), units('0.1', 18), 'below the threshold: left for later');
+  });
+
   test('ETH and token payouts: the recipient receives receivedAmount on chain, then COMPLETE', async () => {
     const recipient = node.accounts[8]!;
     const etherBefore = BigInt(await node.rpc<string>('eth_getBalance', recipient, 'latest'));
@@ -141,17 +185,6 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     }
     nonces.sort((a, b) => a - b);
     assert.deepEqual(nonces, [nonces[0], nonces[0]! + 1, nonces[0]! + 2, nonces[0]! + 3]);
-  });
-
-  test('a payout the payout address cannot cover waits with a failureReason, and goes once it is funded', async () => {
-    const w = await withdraw('1', ETH);
-    const waiting = (await api.post(`/withdrawal/${w.id}/approve`, {})).body;
-    assert.equal(waiting.status, 'APPROVED');
-    assert.equal(waiting.txnId, null);
-    assert.match(waiting.failureReason, /holds .* ETH, less than the .* ETH this payout needs with its gas/);
-    await node.send({ from: payer, to: payoutAddress, value: units('2', 18) });
-    const sent = await until(() => read(w.id), (r) => r.txnId !== null, 'the funded payout');
-    assert.equal(sent.failureReason, undefined);
   });
 
   test('kill -9 between signing and broadcasting: the same transaction is broadcast after restart', async () => {

@@ -129,4 +129,13 @@ export class WalletStore {
     );
     return BigInt(row!.nonce);
   }
+
+  /** Stored transactions of a network whose key starts with `prefix` (Ethereum's sweep top-ups), newest first. */
+  async payoutsLike(network: string, prefix: string, since: number): Promise<PayoutTransaction[]> {
+    const rows = await this.sql.all<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string; nonce: number | string | null }>(
+      'SELECT withdrawal_id, network, txn_id, raw, fee, nonce FROM payout_transactions WHERE network = ? AND withdrawal_id LIKE ? AND created_at >= ? ORDER BY created_at DESC',
+      [network, `${prefix}%`, since],
+    );
+    return rows.map((row) => ({ withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee), nonce: row.nonce === null ? null : BigInt(row.nonce) }));
+  }
 }

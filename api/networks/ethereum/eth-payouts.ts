@@ -42,6 +42,44 @@ export interface EthPayouts {
   readonly payoutAddress: string;
   readonly payoutsDisabled: string | undefined;
   send(payout: Payout): Promise<SentPayout>;
+  /**
+   * Sends `value` wei from the payout address to `to` (a sweep's gas top-up), stored under
+   * `reference` before it is broadcast like a payout; the same reference never sends twice.
+   */
+  topUp(reference: string, to: string, value: bigint): Promise<string>;
+  /** Broadcasts again the top-ups stored since `since` that the node does not know as mined. */
+  rebroadcastTopUps(since: number): Promise<void>;
+  /** The account's signing key at chain/index, if this installation can sign. */
+  keyAt(chain: 0 | 1, index: number): Uint8Array | undefined;
+}
+
+/** The prefix of the stored top-ups' references. */
+export const TOP_UP_PREFIX = 'top-up:';
+
+/** EIP-1559 fees from the node: twice the latest base fee plus its suggested priority fee. */
+export async function ethFees(rpc: RpcClient): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+  const block = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+  const base = BigInt(block.baseFeePerGas ?? '0x0');
+  let tip = 1_000_000_000n;
+  try {
+    tip = BigInt(await rpc.call<string>('eth_maxPriorityFeePerGas'));
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+  }
+  return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+}
+
+/** Broadcasts a signed transaction; "already known", or mined already, counts as sent. */
+export async function broadcastSigned(rpc: RpcClient, raw: string, hash: string): Promise<void> {
+  try {
+    await rpc.call<string>('eth_sendRawTransaction', [raw]);
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+    if (ALREADY_SENT.test(err.message)) return;
+    // "nonce too low": sent before and mined since, if the node knows it.
+    if ((await rpc.call<unknown>('eth_getTransactionByHash', [hash])) !== null) return;
+    throw err;
+  }
 }
 
 const erc20 = createContract(ERC20);
@@ -69,16 +107,22 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
   const payoutAddress = ethPayoutAddressOf(options.xpub);
   const key = options.signer?.deriveChild(1).deriveChild(0).privateKey ?? undefined;
 
-  async function fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const block = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
-    const base = BigInt(block.baseFeePerGas ?? '0x0');
-    let tip = 1_000_000_000n;
-    try {
-      tip = BigInt(await rpc.call<string>('eth_maxPriorityFeePerGas'));
-    } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-    }
-    return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+  const fees = () => ethFees(rpc);
+
+  // Signs a transaction from the payout address on the next nonce and stores it, in one transaction.
+  async function storeSigned(reference: string, fields: { to: string; value: bigint; data?: string; gasLimit: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<PayoutTransaction> {
+    const nodeNext = BigInt(await rpc.call<string>('eth_getTransactionCount', [payoutAddress, 'pending']));
+    return uow.transaction(async (stores) => {
+      const earlier = await stores.wallet.payout(reference);
+      if (earlier) return earlier;
+      const nonce = await stores.wallet.takeNonce(payoutAddress, nodeNext);
+      const { data, ...rest } = fields;
+      const tx = Transaction.prepare({ ...rest, nonce, chainId: BigInt(options.chainId), ...(data ? { data } : {}) });
+      const signed = tx.signBy(key!);
+      const record: PayoutTransaction = { withdrawalId: reference, network: 'ethereum', txnId: signed.hash, raw: signed.toHex(), fee: fields.gasLimit * fields.maxFeePerGas, nonce };
+      await stores.wallet.insertPayout(record, clock());
+      return record;
+    });
   }
 
   async function sign(payout: Payout): Promise<PayoutTransaction> {
@@ -106,30 +150,10 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
         `The payout address ${payoutAddress} holds ${formatUnits(ether, 18)} ETH, less than the ${formatUnits(value + gasCost, 18)} ETH this payout needs with its gas. It goes out once it holds enough.`,
       );
     }
-    const nodeNext = BigInt(await rpc.call<string>('eth_getTransactionCount', [payoutAddress, 'pending']));
-    return uow.transaction(async (stores) => {
-      const earlier = await stores.wallet.payout(payout.reference);
-      if (earlier) return earlier;
-      const nonce = await stores.wallet.takeNonce(payoutAddress, nodeNext);
-      const tx = Transaction.prepare({ to, value, nonce, maxFeePerGas, maxPriorityFeePerGas, gasLimit, chainId: BigInt(options.chainId), ...(data ? { data } : {}) });
-      const signed = tx.signBy(key!);
-      const record: PayoutTransaction = { withdrawalId: payout.reference, network: 'ethereum', txnId: signed.hash, raw: signed.toHex(), fee: gasCost, nonce };
-      await stores.wallet.insertPayout(record, clock());
-      return record;
-    });
+    return storeSigned(payout.reference, { to, value, ...(data ? { data } : {}), gasLimit, maxFeePerGas, maxPriorityFeePerGas });
   }
 
-  async function broadcast(signed: PayoutTransaction): Promise<void> {
-    try {
-      await rpc.call<string>('eth_sendRawTransaction', [signed.raw]);
-    } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-      if (ALREADY_SENT.test(err.message)) return;
-      // "nonce too low": sent before and mined since, if the node knows it.
-      if ((await rpc.call<unknown>('eth_getTransactionByHash', [signed.txnId])) !== null) return;
-      throw err;
-    }
-  }
+  const broadcast = (signed: PayoutTransaction) => broadcastSigned(rpc, signed.raw, signed.txnId);
 
   return {
     payoutAddress,
@@ -144,6 +168,26 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
       // Followed from now on, so its confirmations reach the withdrawal.
       await uow.stores.followers.followIfNew('ethereum', signed.txnId, clock());
       return { txnId: signed.txnId, addressFrom: payoutAddress };
+    },
+    async topUp(reference, to, value) {
+      if (!key) throw new PayoutWaiting(options.noSignerReason);
+      let signed = await uow.stores.wallet.payout(reference);
+      if (!signed) {
+        const { maxFeePerGas, maxPriorityFeePerGas } = await fees();
+        const ether = BigInt(await rpc.call<string>('eth_getBalance', [payoutAddress, 'pending']));
+        if (ether < value + 21_000n * maxFeePerGas) throw new PayoutWaiting(`The payout address ${payoutAddress} holds ${formatUnits(ether, 18)} ETH, too little to top up a sweep's gas.`);
+        signed = await storeSigned(reference, { to, value, gasLimit: 21_000n, maxFeePerGas, maxPriorityFeePerGas });
+      }
+      await broadcast(signed);
+      return signed.txnId;
+    },
+    async rebroadcastTopUps(since) {
+      for (const signed of await uow.stores.wallet.payoutsLike('ethereum', TOP_UP_PREFIX, since)) {
+        if ((await rpc.call<unknown>('eth_getTransactionReceipt', [signed.txnId])) === null) await broadcast(signed);
+      }
+    },
+    keyAt(chain, index) {
+      return options.signer?.deriveChild(chain).deriveChild(index).privateKey ?? undefined;
     },
   };
 }
