@@ -52,6 +52,8 @@ export interface EthereumConfig {
   /** Balances swept automatically from this much (ETHEREUM_SWEEP_MIN_ETH, default 0.05; ETHEREUM_SWEEP_MIN_TOKEN, default 50, in each token's units). */
   sweepMinEth: string;
   sweepMinToken: string;
+  /** After how long an unmined payout is replaced at a higher fee (ETHEREUM_STUCK_SECONDS, default 600). */
+  stuckSeconds: number;
 }
 
 /** A Bitcoin Core-compatible node a network runs on. */
@@ -174,6 +176,7 @@ function ethereumOf(env: NodeJS.ProcessEnv): Config['ethereum'] {
     sweepSeconds: integer(env, 'ETHEREUM_SWEEP_SECONDS', 300, 0, 86_400),
     sweepMinEth: decimal('ETHEREUM_SWEEP_MIN_ETH', '0.05'),
     sweepMinToken: decimal('ETHEREUM_SWEEP_MIN_TOKEN', '50'),
+    stuckSeconds: integer(env, 'ETHEREUM_STUCK_SECONDS', 600, 1, 86_400),
   };
 }
 

@@ -121,7 +121,7 @@ export async function createServices(options: ServiceOptions) {
 
   let ethereum: EthereumWallet | undefined;
   if (ethereumRpc) {
-    ethereum = await createEthereumWallet({ rpc: ethereumRpc, uow, registry, clock, logger, chainId: config.ethereum!.chainId, mnemonicFile: config.walletMnemonicFile });
+    ethereum = await createEthereumWallet({ rpc: ethereumRpc, uow, registry, clock, logger, chainId: config.ethereum!.chainId, mnemonicFile: config.walletMnemonicFile, stuckMs: config.ethereum!.stuckSeconds * 1000 });
     const follower = createEthFollower({ rpc: ethereumRpc, uow, native: ethereum.native, tokens: ethereum.tokens, clock, logger, payouts: ethereum.payouts });
     await follower.start();
     followers.set('ethereum', follower);

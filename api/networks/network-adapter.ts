@@ -75,6 +75,11 @@ export interface NetworkAdapter {
   readonly payoutsDisabled?: string;
   /** Broadcasts a payout, or returns the earlier broadcast with the same reference. */
   send(payout: Payout): Promise<SentPayout>;
+  /**
+   * Follows up a broadcast payout that has no confirmation yet: broadcasts it again if the node lost
+   * it, replaces it at a higher fee if it is stuck; returns the transaction id that now stands for it.
+   */
+  resend?(reference: string): Promise<string | undefined>;
   /** Stops delivering events. */
   close(): void;
 }

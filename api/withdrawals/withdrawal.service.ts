@@ -238,8 +238,20 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       return toWithdrawalOutput(registry, await move(merchant, id, 'CANCELLED', 'cancelled'), merchant);
     },
 
-    /** Broadcasts every approved payout still waiting (after a restart or a failed broadcast). */
+    /** Broadcasts every approved payout still waiting (after a restart or a failed broadcast), and follows up those sent but unconfirmed. */
     async sendPending(): Promise<void> {
+      for (const sent of await uow.stores.withdrawals.sentUnconfirmed()) {
+        const adapter = deps.adapter(registry.byId(sent.assetId).network);
+        if (!adapter.resend) continue;
+        try {
+          const now = await adapter.resend(sent.id);
+          if (now !== undefined && now !== sent.txnId && (await uow.stores.withdrawals.replaceTxnId(sent.id, sent.txnId, now, clock()))) {
+            logger.warn({ withdrawalId: sent.id, from: sent.txnId, to: now }, 'payout transaction replaced');
+          }
+        } catch (err) {
+          logger.error({ err, withdrawalId: sent.id }, 'following up a sent payout failed; it will be retried');
+        }
+      }
       for (const id of await uow.stores.withdrawals.awaitingSend()) {
         try {
           await send(id);

@@ -153,6 +153,19 @@ export class WithdrawalStore {
     return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, failure_reason = NULL, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
   }
 
+  /** Points a sent payout at the transaction that now stands for it (a fee replacement, or the one mined); false if it changed meanwhile. */
+  async replaceTxnId(id: string, from: string, to: string, at: number): Promise<boolean> {
+    return (await this.sql.run("UPDATE withdrawals SET txn_id = ?, updated_at = ? WHERE id = ? AND txn_id = ? AND status = 'APPROVED'", [to, at, id, from])) === 1;
+  }
+
+  /** Approved withdrawals whose payout was broadcast but has no confirmation yet. */
+  async sentUnconfirmed(): Promise<Array<{ id: string; assetId: number; txnId: string }>> {
+    const rows = await this.sql.all<{ id: string; asset_id: number; txn_id: string }>(
+      "SELECT id, asset_id, txn_id FROM withdrawals WHERE status = 'APPROVED' AND txn_id IS NOT NULL AND confirmations = 0 ORDER BY created_at, id",
+    );
+    return rows.map((row) => ({ id: row.id, assetId: Number(row.asset_id), txnId: row.txn_id }));
+  }
+
   /** Records why an approved withdrawal cannot go out yet; false when that reason is already there. */
   async setFailureReason(id: string, reason: string, at: number): Promise<boolean> {
     return (

@@ -3,7 +3,8 @@
  * (anvil), driven through the service's process, HTTP API and CLI: the wallet command, ETH and token
  * payouts that the recipient's on-chain balance shows, concurrent approvals on consecutive nonces,
  * a payout waiting with a failureReason until the payout address is funded, a broadcast lost to a
- * crash (kill -9) that the restarted service re-broadcasts as the same transaction, and sweeps (on
+ * crash (kill -9) that the restarted service re-broadcasts as the same transaction, a payout stuck
+ * below the base fee replaced at a higher fee on its nonce, and sweeps (on
  * demand with the CLI, and by the service above its thresholds).
  */
 import assert from 'node:assert/strict';
@@ -185,6 +186,35 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     }
     nonces.sort((a, b) => a - b);
     assert.deepEqual(nonces, [nonces[0], nonces[0]! + 1, nonces[0]! + 2, nonces[0]! + 3]);
+  });
+
+  test('a payout stuck below the base fee is replaced at a higher fee on the same nonce, and completes as its replacement', async () => {
+    await server.stop();
+    env = { ...env, ETHEREUM_STUCK_SECONDS: '2' };
+    await start();
+    await node.rpc('evm_setAutomine', false);
+    try {
+      const w = await withdraw('0.03', ETH);
+      const first = (await api.post(`/withdrawal/${w.id}/approve`, {})).body.txnId as string;
+      assert.match(first, /^0x[0-9a-f]{64}$/);
+      const original = await node.rpc<{ nonce: string; maxFeePerGas: string }>('eth_getTransactionByHash', first);
+      // The base fee jumps above what the payout offers: it cannot be mined.
+      await node.rpc('anvil_setNextBlockBaseFeePerGas', `0x${(BigInt(original.maxFeePerGas) * 50n).toString(16)}`);
+      await node.mine(1);
+      assert.equal(await node.rpc('eth_getTransactionReceipt', first), null, 'stuck');
+      const replaced = await until(() => read(w.id), (r) => r.txnId !== first, 'the replacement', 30_000);
+      const replacement = await node.rpc<{ nonce: string; maxFeePerGas: string }>('eth_getTransactionByHash', replaced.txnId);
+      assert.equal(replacement.nonce, original.nonce, 'the same nonce');
+      assert.ok(BigInt(replacement.maxFeePerGas) > BigInt(original.maxFeePerGas) * 40n, 'a fee the new base fee allows');
+      await node.mine(1);
+      assert.equal((await node.rpc<{ status: string }>('eth_getTransactionReceipt', replaced.txnId)).status, '0x1');
+      assert.equal(await node.rpc('eth_getTransactionReceipt', first), null, 'the original never mined');
+      await node.mine(12);
+      const done = await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the replacement confirming');
+      assert.equal(done.txnId, replaced.txnId);
+    } finally {
+      await node.rpc('evm_setAutomine', true);
+    }
   });
 
   test('kill -9 between signing and broadcasting: the same transaction is broadcast after restart', async () => {

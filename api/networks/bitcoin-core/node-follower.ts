@@ -310,6 +310,7 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
       tick();
     },
     send: (payout: Payout): Promise<SentPayout> => payouts.send(payout),
+    resend: (reference: string) => payouts.resend(reference),
     payoutsDisabled: payouts.payoutsDisabled,
     close() {
       const pending = timer;

@@ -45,6 +45,8 @@ export interface UtxoPayouts {
   readonly payoutAddress: string;
   readonly payoutsDisabled: string | undefined;
   send(payout: Payout): Promise<SentPayout>;
+  /** Broadcasts a sent, unconfirmed payout again now and then (a node that restarted or evicted it); the same transaction. */
+  resend(reference: string): Promise<string | undefined>;
 }
 
 // The node's answers that mean the transaction is already where a broadcast would put it.
@@ -143,9 +145,22 @@ export function createUtxoPayouts(options: UtxoPayoutOptions): UtxoPayouts {
     }
   }
 
+  const lastBroadcast = new Map<string, number>();
+
   return {
     payoutAddress,
     payoutsDisabled: signer ? undefined : options.noSignerReason,
+    async resend(reference) {
+      const signed = await uow.stores.wallet.payout(reference);
+      if (!signed) return undefined;
+      const now = clock();
+      if (now - (lastBroadcast.get(reference) ?? 0) >= 60_000) {
+        lastBroadcast.set(reference, now);
+        await broadcast(signed);
+        await uow.stores.followers.followIfNew(network, signed.txnId, now);
+      }
+      return signed.txnId;
+    },
     async send(payout) {
       let signed = await uow.stores.wallet.payout(payout.reference);
       if (!signed) {

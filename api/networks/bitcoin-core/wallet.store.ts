@@ -29,6 +29,10 @@ export interface PayoutTransaction {
   fee: bigint;
   /** The sender's nonce (Ethereum); null on UTXO networks. */
   nonce?: bigint | null;
+  /** When it was signed (a replacement: when it was re-signed). */
+  createdAt?: number;
+  /** Hashes of the transactions it replaced at a higher fee (Ethereum), oldest first. */
+  replaced?: string[];
 }
 
 interface OutputRow {
@@ -44,6 +48,30 @@ interface OutputRow {
 // Outputs whose transaction waits in the mempool (followed, no block yet) are not spent: a payout
 // must not build on a transaction that may still be replaced or dropped.
 const CONFIRMED = `NOT EXISTS (SELECT 1 FROM chain_transactions t WHERE t.network = o.network AND t.txn_id = o.txn_id AND t.block_height IS NULL)`;
+
+interface PayoutRow {
+  withdrawal_id: string;
+  network: string;
+  txn_id: string;
+  raw: string;
+  fee: number | string;
+  nonce: number | string | null;
+  created_at: number | string;
+  replaced_txn_ids: string | null;
+}
+
+function toPayout(row: PayoutRow): PayoutTransaction {
+  return {
+    withdrawalId: row.withdrawal_id,
+    network: row.network,
+    txnId: row.txn_id,
+    raw: row.raw,
+    fee: BigInt(row.fee),
+    nonce: row.nonce === null ? null : BigInt(row.nonce),
+    createdAt: Number(row.created_at),
+    replaced: row.replaced_txn_ids === null ? [] : (JSON.parse(row.replaced_txn_ids) as string[]),
+  };
+}
 
 /** SQL for the wallet, on the database or inside one transaction. */
 export class WalletStore {
@@ -96,11 +124,24 @@ export class WalletStore {
 
   /** The signed payout of a withdrawal, if one was made. */
   async payout(withdrawalId: string): Promise<PayoutTransaction | undefined> {
-    const row = await this.sql.get<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string; nonce: number | string | null }>(
-      'SELECT withdrawal_id, network, txn_id, raw, fee, nonce FROM payout_transactions WHERE withdrawal_id = ?',
-      [withdrawalId],
+    const row = await this.sql.get<PayoutRow>('SELECT * FROM payout_transactions WHERE withdrawal_id = ?', [withdrawalId]);
+    return row && toPayout(row);
+  }
+
+  /** Replaces a stored payout by its re-signed replacement (same nonce, higher fee); false if it changed meanwhile. */
+  async replacePayout(withdrawalId: string, previous: PayoutTransaction, next: { txnId: string; raw: string; fee: bigint }, at: number): Promise<boolean> {
+    const replaced = JSON.stringify([...(previous.replaced ?? []), previous.txnId]);
+    return (
+      (await this.sql.run('UPDATE payout_transactions SET txn_id = ?, raw = ?, fee = ?, created_at = ?, replaced_txn_ids = ? WHERE withdrawal_id = ? AND txn_id = ?', [
+        next.txnId,
+        next.raw,
+        next.fee.toString(),
+        at,
+        replaced,
+        withdrawalId,
+        previous.txnId,
+      ])) === 1
     );
-    return row && { withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee), nonce: row.nonce === null ? null : BigInt(row.nonce) };
   }
 
   /** Stores a signed payout before it is broadcast. */
@@ -132,10 +173,11 @@ export class WalletStore {
 
   /** Stored transactions of a network whose key starts with `prefix` (Ethereum's sweep top-ups), newest first. */
   async payoutsLike(network: string, prefix: string, since: number): Promise<PayoutTransaction[]> {
-    const rows = await this.sql.all<{ withdrawal_id: string; network: string; txn_id: string; raw: string; fee: number | string; nonce: number | string | null }>(
-      'SELECT withdrawal_id, network, txn_id, raw, fee, nonce FROM payout_transactions WHERE network = ? AND withdrawal_id LIKE ? AND created_at >= ? ORDER BY created_at DESC',
-      [network, `${prefix}%`, since],
-    );
-    return rows.map((row) => ({ withdrawalId: row.withdrawal_id, network: row.network, txnId: row.txn_id, raw: row.raw, fee: BigInt(row.fee), nonce: row.nonce === null ? null : BigInt(row.nonce) }));
+    const rows = await this.sql.all<PayoutRow>('SELECT * FROM payout_transactions WHERE network = ? AND withdrawal_id LIKE ? AND created_at >= ? ORDER BY created_at DESC', [
+      network,
+      `${prefix}%`,
+      since,
+    ]);
+    return rows.map(toPayout);
   }
 }

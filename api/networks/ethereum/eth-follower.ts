@@ -225,6 +225,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       tick();
     },
     send: (payout: Payout): Promise<SentPayout> => options.payouts.send(payout),
+    resend: (reference: string) => options.payouts.resend(reference),
     payoutsDisabled: options.payouts.payoutsDisabled,
     close() {
       const pending = timer;

@@ -35,6 +35,8 @@ export interface EthPayoutOptions {
   signer: HDKey | undefined;
   noSignerReason: string;
   tokens: EthTokens;
+  /** After how long unmined a payout is replaced at a higher fee (ETHEREUM_STUCK_SECONDS). */
+  stuckMs: number;
 }
 
 /** The payout side of Ethereum. */
@@ -42,6 +44,8 @@ export interface EthPayouts {
   readonly payoutAddress: string;
   readonly payoutsDisabled: string | undefined;
   send(payout: Payout): Promise<SentPayout>;
+  /** Follows up a sent payout: the hash mined, a re-broadcast, or a replacement at a higher fee once stuck. */
+  resend(reference: string): Promise<string | undefined>;
   /**
    * Sends `value` wei from the payout address to `to` (a sweep's gas top-up), stored under
    * `reference` before it is broadcast like a payout; the same reference never sends twice.
@@ -85,6 +89,8 @@ export async function broadcastSigned(rpc: RpcClient, raw: string, hash: string)
 const erc20 = createContract(ERC20);
 const ALREADY_SENT = /already known|known transaction|already imported|transaction already exists/i;
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+/** How often an unconfirmed payout that is not stuck yet is broadcast again. */
+const REBROADCAST_MS = 60_000;
 
 /** The payout address of the ethereum account (1/0). */
 export function ethPayoutAddressOf(xpub: string): string {
@@ -108,6 +114,7 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
   const key = options.signer?.deriveChild(1).deriveChild(0).privateKey ?? undefined;
 
   const fees = () => ethFees(rpc);
+  const lastBroadcast = new Map<string, number>();
 
   // Signs a transaction from the payout address on the next nonce and stores it, in one transaction.
   async function storeSigned(reference: string, fields: { to: string; value: bigint; data?: string; gasLimit: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<PayoutTransaction> {
@@ -168,6 +175,40 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
       // Followed from now on, so its confirmations reach the withdrawal.
       await uow.stores.followers.followIfNew('ethereum', signed.txnId, clock());
       return { txnId: signed.txnId, addressFrom: payoutAddress };
+    },
+    async resend(reference) {
+      const stored = await uow.stores.wallet.payout(reference);
+      if (!stored) return undefined;
+      // Mined already, as itself or as one it replaced (only one of them can be: they share a nonce).
+      for (const hash of [stored.txnId, ...(stored.replaced ?? [])]) {
+        if ((await rpc.call<unknown>('eth_getTransactionReceipt', [hash])) !== null) {
+          await uow.stores.followers.followIfNew('ethereum', hash, clock());
+          return hash;
+        }
+      }
+      const now = clock();
+      if (key && now - (stored.createdAt ?? now) >= options.stuckMs) {
+        // Stuck: the same payout on the same nonce, both fees raised by at least an eighth (nodes ask a tenth).
+        const old = Transaction.fromHex(stored.raw).raw as { to: string; value: bigint; data: string; nonce: bigint; gasLimit: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+        const fees = await ethFees(rpc);
+        const bump = (x: bigint) => x + x / 8n + 1n;
+        const larger = (a: bigint, b: bigint) => (a > b ? a : b);
+        const maxPriorityFeePerGas = larger(fees.maxPriorityFeePerGas, bump(old.maxPriorityFeePerGas));
+        const maxFeePerGas = larger(larger(fees.maxFeePerGas, bump(old.maxFeePerGas)), maxPriorityFeePerGas);
+        const data = old.data && old.data !== '0x' ? { data: old.data } : {};
+        const signed = Transaction.prepare({ to: old.to, value: old.value, nonce: old.nonce, gasLimit: old.gasLimit, maxFeePerGas, maxPriorityFeePerGas, chainId: BigInt(options.chainId), ...data }).signBy(key);
+        const next = { txnId: signed.hash, raw: signed.toHex(), fee: old.gasLimit * maxFeePerGas };
+        if (!(await uow.stores.wallet.replacePayout(reference, stored, next, now))) return (await uow.stores.wallet.payout(reference))?.txnId;
+        await uow.stores.followers.followIfNew('ethereum', next.txnId, now);
+        await broadcastSigned(rpc, next.raw, next.txnId);
+        return next.txnId;
+      }
+      // Not stuck yet: broadcast again now and then, in case the node dropped it.
+      if (now - (lastBroadcast.get(reference) ?? 0) >= REBROADCAST_MS) {
+        lastBroadcast.set(reference, now);
+        await broadcast(stored);
+      }
+      return stored.txnId;
     },
     async topUp(reference, to, value) {
       if (!key) throw new PayoutWaiting(options.noSignerReason);

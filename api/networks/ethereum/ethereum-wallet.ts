@@ -15,7 +15,7 @@ import { createEthSweeper } from './eth-sweeper.ts';
 import { loadEthTokens } from './eth-tokens.ts';
 
 /** Builds the wallet; `mnemonicFile` is read for the signing key (none: receive only). */
-export async function createEthereumWallet(deps: { rpc: RpcClient; uow: UnitOfWork; registry: AssetRegistry; clock: Clock; logger: Logger; chainId: number; mnemonicFile: string }) {
+export async function createEthereumWallet(deps: { rpc: RpcClient; uow: UnitOfWork; registry: AssetRegistry; clock: Clock; logger: Logger; chainId: number; mnemonicFile: string; stuckMs?: number }) {
   const { rpc, uow, registry, clock, logger, chainId, mnemonicFile } = deps;
   const assets = registry.assets().filter((a) => a.network === 'ethereum');
   const native = assets.find((a) => a.contractAddress === null);
@@ -30,7 +30,7 @@ export async function createEthereumWallet(deps: { rpc: RpcClient; uow: UnitOfWo
       ? `Payouts on ethereum are off: there is no wallet mnemonic at ${mnemonicFile} (WALLET_MNEMONIC_FILE), so this installation receives on ethereum but cannot sign.`
       : `Payouts on ethereum are off: the mnemonic at ${mnemonicFile} is not the wallet whose addresses this installation hands out.`;
   if (!signer) logger.warn({ network: 'ethereum' }, noSignerReason);
-  const payouts = createEthPayouts({ rpc, uow, clock, chainId, xpub, signer, noSignerReason, tokens });
+  const payouts = createEthPayouts({ rpc, uow, clock, chainId, xpub, signer, noSignerReason, tokens, stuckMs: deps.stuckMs ?? 600_000 });
   const sweeper = createEthSweeper({ rpc, uow, chainId, tokens, payouts, logger });
   return { native, tokens, payouts, sweeper };
 }
