@@ -18,22 +18,12 @@ import { ROOT } from '../../scripts/compiled-server.ts';
 import { type Anvil, startAnvil } from '../helpers/anvil.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { merchantApi } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 const ETH = { short: 'ETH', network: 'ethereum' };
 const USDT = { short: 'USDT', network: 'ethereum' };
 const USDC = { short: 'USDC', network: 'ethereum' };
 const E18 = 10n ** 18n;
-
-/** Waits until `read` gives something `done` accepts (the service polls the node every second). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('ethereum through an Ethereum JSON-RPC node (anvil)', () => {
   let node: Anvil;

@@ -21,19 +21,10 @@ import { type Anvil, startAnvil } from '../helpers/anvil.ts';
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { merchantApi } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 const ETH = { short: 'ETH', network: 'ethereum' };
 const USDT = { short: 'USDT', network: 'ethereum' };
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** "0.1" ETH (or a 6-decimal token) as whole units. */
 const units = (amount: string, decimals: number) => {

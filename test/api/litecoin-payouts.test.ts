@@ -19,21 +19,11 @@ import { type Litecoind, litecoindPath, startLitecoind } from '../helpers/liteco
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { merchantApi } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 const LTC = { short: 'LTC', network: 'litecoin' };
 const installed = litecoindPath() !== undefined;
 const skip = installed ? false : process.env.CI ? false : 'litecoind is not installed (apt-get install litecoind); CI runs this';
-
-/** Waits until `read` gives something `done` accepts (the service polls the node every second, and retries payouts every 5 s). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('litecoin payouts from the installation wallet (regtest)', { skip }, () => {
   let node: Litecoind;

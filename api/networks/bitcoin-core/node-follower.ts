@@ -17,7 +17,8 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
-import type { ChainEvent, ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
+import { createFollowLoop } from '../follow-loop.ts';
+import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { ChainName } from './chain-params.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
@@ -91,9 +92,6 @@ export async function checkNode(rpc: RpcClient, network: string, chain: ChainNam
 export function createNodeFollower(options: NodeFollowerOptions): ChainFollower {
   const { network, rpc, uow, asset, clock, logger, payouts } = options;
   const pollMs = options.pollMs ?? 1_000;
-  let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   // Mempool transactions already looked at (and not ours, or reported).
   let mempoolSeen = new Set<string>();
@@ -103,9 +101,8 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
   // The payer's address of our transactions, looked up once each (a transaction is reported again as it confirms).
   const payers = new Lru<string, string>(1_000);
 
-  const emit = async (event: ChainEvent) => {
-    if (deliver) await deliver(event);
-  };
+  const loop = createFollowLoop(() => poll(), pollMs);
+  const emit = loop.emit;
 
   // The installation's keys among these addresses: payment addresses and the payout address.
   async function ownKeys(addresses: string[]): Promise<Map<string, OwnKey>> {
@@ -292,42 +289,19 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
     }
   }
 
-  const pollOnce = (): Promise<void> => {
-    running ??= poll().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
   return {
     network,
-    watch(onEvent) {
-      deliver = onEvent;
-      const tick = () => {
-        timer = setTimeout(() => void pollOnce().finally(() => (timer === undefined ? undefined : tick())), pollMs);
-      };
-      void pollOnce();
-      tick();
-    },
+    watch: loop.watch,
     send: (payout: Payout): Promise<SentPayout> => payouts.send(payout),
     resend: (reference: string) => payouts.resend(reference),
     payoutsDisabled: payouts.payoutsDisabled,
-    close() {
-      const pending = timer;
-      timer = undefined;
-      clearTimeout(pending);
-      deliver = undefined;
-    },
+    close: loop.close,
     status: () => status,
     /** Stores the starting block on a first start (before any address of this network is handed out). */
     async start() {
       if (!(await uow.stores.followers.cursor(network))) await startCursor();
     },
-    pollOnce,
-    /** A poll that starts after this call (waits out one under way): what tests use after acting on the node. */
-    async pollFresh() {
-      while (running) await running;
-      await pollOnce();
-    },
+    pollOnce: loop.pollOnce,
+    pollFresh: loop.pollFresh,
   };
 }

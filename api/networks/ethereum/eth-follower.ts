@@ -24,7 +24,8 @@ import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
-import type { ChainEvent, ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
+import { createFollowLoop } from '../follow-loop.ts';
+import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { EthPayouts } from './eth-payouts.ts';
 import { type EthTokens, formatUnits } from './eth-tokens.ts';
 
@@ -81,15 +82,11 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   const { rpc, uow, native, clock, logger, tokens } = options;
   const pollMs = options.pollMs ?? 1_000;
-  let deliver: ((event: ChainEvent) => Promise<void>) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   let unreachableSince = 0;
 
-  const emit = async (event: ChainEvent) => {
-    if (deliver) await deliver(event);
-  };
+  const loop = createFollowLoop(() => poll(), pollMs);
+  const emit = loop.emit;
 
   async function startCursor(): Promise<ChainCursor> {
     const block = await rpc.call<EthBlock>('eth_getBlockByNumber', ['latest', false]);
@@ -207,40 +204,18 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     }
   }
 
-  const pollOnce = (): Promise<void> => {
-    running ??= poll().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
   return {
     network: NETWORK,
-    watch(onEvent) {
-      deliver = onEvent;
-      const tick = () => {
-        timer = setTimeout(() => void pollOnce().finally(() => (timer === undefined ? undefined : tick())), pollMs);
-      };
-      void pollOnce();
-      tick();
-    },
+    watch: loop.watch,
     send: (payout: Payout): Promise<SentPayout> => options.payouts.send(payout),
     resend: (reference: string) => options.payouts.resend(reference),
     payoutsDisabled: options.payouts.payoutsDisabled,
-    close() {
-      const pending = timer;
-      timer = undefined;
-      clearTimeout(pending);
-      deliver = undefined;
-    },
+    close: loop.close,
     status: () => status,
     async start() {
       if (!(await uow.stores.followers.cursor(NETWORK))) await startCursor();
     },
-    pollOnce,
-    async pollFresh() {
-      while (running) await running;
-      await pollOnce();
-    },
+    pollOnce: loop.pollOnce,
+    pollFresh: loop.pollFresh,
   };
 }
