@@ -38,8 +38,10 @@ instance within 30 seconds.
 merchant list: every merchant (id, name, e-mail, site, when its previous keys stop working); no keys.
 db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
 DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).
-wallet: the payout wallet of a network on a node (BITCOIN_/LITECOIN_RPC_URL): the address payouts
-are sent from and change returns to, and what it can send now (confirmed, unspent).
+wallet: the payout wallet of a network on a node (BITCOIN_/LITECOIN_/ETHEREUM_RPC_URL): the address
+payouts are sent from (on bitcoin and litecoin change returns there too), and what it can send now.
+wallet create-mnemonic: writes a new wallet mnemonic file (default WALLET_MNEMONIC_FILE), mode 0600,
+never over an existing one; production never generates one by itself.
 asset set-contract: the contract address of an ethereum token (USDT, USDC) on the chain the node is
 on (mainnet contracts are the default); restart the service to watch it.
 sweep: moves every ethereum payment address's ETH and tokens to the payout address now (tokens
