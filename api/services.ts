@@ -127,6 +127,13 @@ export async function createServices(options: ServiceOptions) {
     followers.set('ethereum', follower);
   }
 
+  // Served: a network on a node, or on the simulator; on ethereum, a token whose contract answered.
+  const simulated = new Set((simulator?.networks() ?? []).map((n) => n.adapter.network));
+  registry.serveOnly((asset) => {
+    if (asset.network === 'ethereum' && ethereum) return asset.contractAddress === null || ethereum.tokens.has(asset.contractAddress.toLowerCase());
+    return followers.has(asset.network) || simulated.has(asset.network);
+  });
+
   const adapter = (network: string): NetworkAdapter => {
     const follower = followers.get(network);
     if (follower) return follower;

@@ -54,6 +54,13 @@ export interface AssetRegistry {
   networks(): readonly Network[];
   /** The response form of an asset, with an absolute logo URL. */
   toJson(asset: Asset): AssetJson;
+  /**
+   * Whether new payments and withdrawals may name the asset: its network runs on a node or on the
+   * simulator (and a token's contract answers there). Everything is served until `serveOnly` is called.
+   */
+  isServed(asset: Asset): boolean;
+  /** Decides, once at start-up when the adapters are known, which assets are served. */
+  serveOnly(predicate: (asset: Asset) => boolean): void;
 }
 
 /** Loads the registry; networks this build has no address codec for are left out, loudly. */
@@ -94,6 +101,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
     ]),
   );
 
+  let served: (asset: Asset) => boolean = () => true;
   return {
     find: (short, network) => byKey.get(`${short}\u0000${network}`),
     byId(id) {
@@ -109,5 +117,9 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
     assets: () => assets,
     networks: () => [...networks.values()],
     toJson: (asset) => json.get(asset.id)!,
+    isServed: (asset) => served(asset),
+    serveOnly(predicate) {
+      served = predicate;
+    },
   };
 }

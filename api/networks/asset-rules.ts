@@ -20,13 +20,12 @@ export function resolveRequestAsset(
 ): Asset {
   const short = field(field(body, 'asset'), 'short');
   const network = field(field(body, 'asset'), 'network');
-  const asset = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
+  const found = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
+  const asset = found && registry.isServed(found) ? found : undefined;
   if (!asset) {
     if (typeof short === 'string' && typeof network === 'string' && short !== '' && network !== '') {
-      const message = `${short} on network "${network}" is not a served asset; served pairs are ${registry
-        .assets()
-        .map((a) => `${a.short}/${a.network}`)
-        .join(', ')}.`;
+      const served = registry.assets().filter((a) => registry.isServed(a));
+      const message = `${short} on network "${network}" is not a served asset; served pairs are ${served.length === 0 ? 'none (no network runs on a node or on the simulator)' : served.map((a) => `${a.short}/${a.network}`).join(', ')}.`;
       if (errors.length === 0) throw new ApiError(400, 'unsupported-asset', message);
       errors.push({ path: 'asset', message });
     }

@@ -13,12 +13,15 @@ export function assetRoutes(registry: AssetRegistry): Router {
   router.get('/', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     const body: AssetListOutput = {
-      data: registry.assets().map((asset) => ({
-        ...registry.toJson(asset),
-        confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
-        withdrawalFee: formatAmount(asset.withdrawalFee, asset.decimals),
-        minWithdrawal: formatAmount(asset.minWithdrawal, asset.decimals),
-      })),
+      data: registry
+        .assets()
+        .filter((asset) => registry.isServed(asset))
+        .map((asset) => ({
+          ...registry.toJson(asset),
+          confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
+          withdrawalFee: formatAmount(asset.withdrawalFee, asset.decimals),
+          minWithdrawal: formatAmount(asset.minWithdrawal, asset.decimals),
+        })),
     };
     res.json(body);
   });

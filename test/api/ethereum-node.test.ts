@@ -193,6 +193,25 @@ describe('ethereum through an Ethereum JSON-RPC node (anvil)', () => {
     assert.equal(record.totalReceivedAmount, '2.000000');
   });
 
+  test('a token whose contract does not answer on this chain is not served: absent from /v2/assets, 400 unsupported-asset', async () => {
+    // A fresh installation on the same node with the mainnet contracts still in its registry.
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-eth-fresh-'));
+    const other = await startServerProcess({ DATA_DIR: fresh, ETHEREUM_RPC_URL: node.url, ETHEREUM_CHAIN_ID: '31337' });
+    try {
+      const assets = (await (await fetch(`${other.url}/v2/assets`)).json()) as { data: Array<{ short: string; network: string }> };
+      const onEthereum = assets.data.filter((a) => a.network === 'ethereum').map((a) => a.short);
+      assert.deepEqual(onEthereum, ['ETH']);
+      assert.ok(assets.data.some((a) => a.short === 'BTC'), 'the simulated networks are still served');
+      const client = merchantApi({ api: `${other.url}/v2` }, readDemoMerchant(fresh)!);
+      const refused = await client.post('/payment', { amount: '5', asset: USDT });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error.code, 'unsupported-asset');
+    } finally {
+      await other.stop();
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   test('a node on another chain id stops start-up with one line', async () => {
     await assert.rejects(startServerProcess({ ETHEREUM_RPC_URL: node.url, ETHEREUM_CHAIN_ID: '1' }), /ETHEREUM_RPC_URL: the node is on chain id 31337, but ETHEREUM_CHAIN_ID is 1/);
   });

@@ -31,6 +31,11 @@ test('serves neither the demo store nor the simulator routes', async () => {
   }
 });
 
+test('serves no asset while no network runs on a node or on the simulator', async () => {
+  const assets = (await (await fetch(`${server.url}/v2/assets`)).json()) as { data: unknown[] };
+  assert.deepEqual(assets.data, []);
+});
+
 test('still serves the API, the payer page and the widget', async () => {
   assert.equal((await fetch(`${server.url}/v2/payment`)).status, 401);
   assert.equal((await fetch(`${server.url}/pay?id=00000000-0000-4000-8000-000000000000`)).status, 404);
