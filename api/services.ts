@@ -16,8 +16,8 @@ import { checkEthereumNode, createEthFollower } from './networks/ethereum/eth-fo
 import { createEthereumWallet, type EthereumWallet } from './networks/ethereum/ethereum-wallet.ts';
 import type { ChainFollower } from './networks/network-adapter.ts';
 import { createRpcClient, type RpcClient } from './networks/json-rpc-client.ts';
-import { ensureHdAccounts, readMnemonic, rootKeyOf } from './networks/hd-wallet.ts';
-import { accountSigner, createUtxoPayouts } from './networks/bitcoin-core/utxo-payouts.ts';
+import { accountSigner, ensureHdAccounts, readMnemonic, rootKeyOf } from './networks/hd-wallet.ts';
+import { createUtxoPayouts } from './networks/bitcoin-core/utxo-payouts.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';

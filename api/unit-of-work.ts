@@ -13,7 +13,7 @@ import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
 import { FollowerStore } from './networks/follower.store.ts';
-import { WalletStore } from './networks/bitcoin-core/wallet.store.ts';
+import { WalletStore } from './networks/wallet.store.ts';
 import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 

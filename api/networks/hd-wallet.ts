@@ -131,3 +131,9 @@ export function deriveAddress(xpub: string, network: string, chain: 0 | 1, index
 export function deriveReceiveAddress(xpub: string, network: string, index: number): string {
   return deriveAddress(xpub, network, 0, index);
 }
+
+/** The account node with its private key, when the mnemonic belongs to this installation's account. */
+export function accountSigner(root: HDKey, accountPath: string, xpub: string): HDKey | undefined {
+  const account = root.derive(accountPath);
+  return account.publicExtendedKey === xpub ? account : undefined;
+}

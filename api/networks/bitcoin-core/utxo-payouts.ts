@@ -12,7 +12,7 @@
  *   transaction, and only then broadcast: a crash in between re-broadcasts the same transaction and
  *   never signs a second one. "Already known" and "already in the chain" answers count as sent.
  */
-import { HDKey } from '@scure/bip32';
+import type { HDKey } from '@scure/bip32';
 import { selectUTXO } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import type { Clock } from '../../shared/clock.ts';
@@ -21,7 +21,7 @@ import { deriveAddress } from '../hd-wallet.ts';
 import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
 import type { ChainParams } from './chain-params.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
-import type { PayoutTransaction, WalletOutput } from './wallet.store.ts';
+import type { PayoutTransaction, WalletOutput } from '../wallet.store.ts';
 
 /** What the payout side of a UTXO network needs. */
 export interface UtxoPayoutOptions {
@@ -177,10 +177,4 @@ export function createUtxoPayouts(options: UtxoPayoutOptions): UtxoPayouts {
 
 class OutputTaken extends Error {
   override name = 'OutputTaken';
-}
-
-/** The account node with its private key, when the mnemonic belongs to this installation's account. */
-export function accountSigner(root: HDKey, accountPath: string, xpub: string): HDKey | undefined {
-  const account = root.derive(accountPath);
-  return account.publicExtendedKey === xpub ? account : undefined;
 }

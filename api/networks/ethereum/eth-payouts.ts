@@ -21,7 +21,7 @@ import type { UnitOfWork } from '../../unit-of-work.ts';
 import { deriveAddress } from '../hd-wallet.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
 import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
-import type { PayoutTransaction } from '../bitcoin-core/wallet.store.ts';
+import type { PayoutTransaction } from '../wallet.store.ts';
 import { type EthTokens, formatUnits, parseUnits } from './eth-tokens.ts';
 
 /** What the payout side of Ethereum needs. */

@@ -2,7 +2,7 @@
  * SQL for the installation's wallet on a UTXO network: the outputs its addresses received (spent by
  * payouts) and the signed payout transactions, each stored before it is broadcast.
  */
-import type { Sql } from '../../db/database.ts';
+import type { Sql } from '../db/database.ts';
 
 /** An output paying one of this installation's keys. */
 export interface WalletOutput {
