@@ -3,7 +3,7 @@
  * start-up with a one-line message naming the variable.
  */
 import path from 'node:path';
-import { CHAIN_NAMES, type ChainName } from './networks/bitcoin-core/chain-params.ts';
+import { CHAIN_NAMES, type ChainName } from './networks/chain-params.ts';
 
 /** Everything the service reads from its environment. */
 export interface Config {

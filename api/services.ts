@@ -10,7 +10,7 @@ import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
 import { createChainWatcher } from './networks/chain-watcher.ts';
 import { useUtxoChain } from './networks/address-codecs.ts';
-import { chainParams } from './networks/bitcoin-core/chain-params.ts';
+import { chainParams } from './networks/chain-params.ts';
 import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';
 import { checkEthereumNode, createEthFollower } from './networks/ethereum/eth-follower.ts';
 import { createEthereumWallet, type EthereumWallet } from './networks/ethereum/ethereum-wallet.ts';

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { useUtxoChain } from '../networks/address-codecs.ts';
-import { chainParams, isUtxoNetwork } from '../networks/bitcoin-core/chain-params.ts';
+import { chainParams, isUtxoNetwork } from '../networks/chain-params.ts';
 import { fromSats, payoutAddressOf } from '../networks/bitcoin-core/utxo-payouts.ts';
 import { writeNewMnemonic } from '../networks/hd-wallet.ts';
 import { createLogger } from '../shared/logger.ts';

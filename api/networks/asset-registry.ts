@@ -1,4 +1,4 @@
-import { accountPathOn, type ChainName } from './bitcoin-core/chain-params.ts';
+import { accountPathOn, type ChainName } from './chain-params.ts';
 import { hasAddressCodec } from './address-codecs.ts';
 import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';

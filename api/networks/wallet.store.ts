@@ -1,6 +1,7 @@
 /**
- * SQL for the installation's wallet on a UTXO network: the outputs its addresses received (spent by
- * payouts) and the signed payout transactions, each stored before it is broadcast.
+ * SQL for the installation's wallet on real networks: the outputs its addresses received on
+ * Bitcoin and Litecoin (spent by payouts), the signed payout transactions of every real network
+ * (each stored before it is broadcast; Ethereum's sweep top-ups too), and Ethereum's nonce counters.
  */
 import type { Sql } from '../db/database.ts';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hex } from '@scure/base';
 import { Address, OutScript } from '@scure/btc-signer';
-import { accountPathOn, chainParams } from '../../api/networks/bitcoin-core/chain-params.ts';
+import { accountPathOn, chainParams } from '../../api/networks/chain-params.ts';
 
 // BIP173: the P2WPKH of public key 0279BE667E…F81798 (hash160 751e76e8199196d454941c45d1b3a323f1433bd6).
 const HASH160 = hex.decode('751e76e8199196d454941c45d1b3a323f1433bd6');

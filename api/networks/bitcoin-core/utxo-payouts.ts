@@ -19,7 +19,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import { deriveAddress } from '../hd-wallet.ts';
 import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
-import type { ChainParams } from './chain-params.ts';
+import type { ChainParams } from '../chain-params.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
 import type { PayoutTransaction, WalletOutput } from '../wallet.store.ts';
 
