@@ -14,6 +14,7 @@ import { DIST_DIR } from '../../api/app.ts';
 import { type DemoMerchant, readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { MerchantClient, type Payment } from '../../client/index.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { startAnvil } from '../helpers/anvil.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
@@ -352,7 +353,12 @@ describe('the demo store over HTTP', () => {
 
 describe('the demo store without the simulator', () => {
   test('offers no "Simulate payment" and no payouts, and refuses both', async () => {
-    const quiet = await startServerProcess({ SIMULATOR: 'off' });
+    // Without the simulator only networks on a node are served: ethereum on a real (anvil) node here.
+    const node = await startAnvil();
+    const quiet = await startServerProcess({ SIMULATOR: 'off', ETHEREUM_RPC_URL: node.url, ETHEREUM_CHAIN_ID: '31337' }).catch(async (err) => {
+      await node.stop();
+      throw err;
+    });
     try {
       const placed = await fetch(`${quiet.url}/demo/orders`, {
         method: 'POST',
@@ -379,6 +385,7 @@ describe('the demo store without the simulator', () => {
       assert.match(await payout.text(), /No payouts here/);
     } finally {
       await quiet.stop();
+      await node.stop();
       fs.rmSync(quiet.dataDir, { recursive: true, force: true });
     }
   });
