@@ -6,12 +6,16 @@
  *   and the size of its answer (≤ 64 KiB);
  * - fan-out: 2,000 event streams open on one payment; one change reaches 95% of them within 1.5 s,
  *   GET /v2/payment/:id keeps a p99 under 300 ms meanwhile, and 2,000 idle streams cost under 10%
- *   of one core.
+ *   of one core;
+ * - slow clients: a signed request whose body trickles in a byte a second is cut off within 40 s,
+ *   headers that never end within 10 s (the production deadlines, measured on their own sockets
+ *   while the rest runs).
  *
  *   node --import tsx bench/bounds.ts        (also run at the end of `npm run bench`)
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { createHmac } from 'node:crypto';
 import { freePort } from '../test/helpers/server-process.ts';
 import { cpuSeconds, startService } from './processes.ts';
@@ -64,7 +68,37 @@ function openStream(url: string, onEvent: (event: string) => void): Promise<http
   });
 }
 
-/** Runs both measurements; returns the rows. */
+/**
+ * Opens a raw socket, writes `head`, then one byte of `body` a second; resolves with how long the
+ * server kept it open after the head (Infinity past `giveUpMs`) and the status line it answered.
+ */
+function trickle(port: number, head: string, body: string, giveUpMs: number): Promise<{ ms: number; status: string }> {
+  return new Promise((resolve) => {
+    let started = performance.now();
+    let sent = 0;
+    let answer = '';
+    let timer: NodeJS.Timeout | undefined;
+    // The trickle starts once the head is written: this process is busy building bodies meanwhile.
+    const socket = net.connect(port, '127.0.0.1', () => {
+      started = performance.now();
+      socket.write(head);
+      timer = setInterval(() => {
+        if (sent < body.length && !socket.destroyed) socket.write(body[sent++]!);
+      }, 1_000);
+    });
+    const giveUp = setTimeout(() => socket.destroy(new Error('give up')), giveUpMs);
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(giveUp);
+      const ms = performance.now() - started;
+      resolve({ ms: ms >= giveUpMs ? Infinity : ms, status: answer.split('\r\n')[0] || '(none)' });
+    });
+  });
+}
+
+/** Runs the measurements; returns the rows. */
 export async function measureBounds(log: (message: string) => void): Promise<Bound[]> {
   const port = await freePort();
   const { dataDir } = await prepareDataDir(port, 0);
@@ -79,9 +113,23 @@ export async function measureBounds(log: (message: string) => void): Promise<Bou
   try {
     const keys = demoKeys(dataDir);
 
+    // Slow clients, on sockets of their own while the rest is measured.
+    const slowBody = JSON.stringify({ amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' }, invoice: 'a-slow-body-that-would-take-minutes' });
+    const slowBodyHead =
+      `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n` +
+      `API-KEY: ${keys.apiKey}\r\nX-HMAC: ${createHmac('sha256', keys.secretKey).update(slowBody).digest('hex')}\r\n\r\n`;
+    const slowClients = Promise.all([
+      trickle(port, slowBodyHead, slowBody, 120_000),
+      trickle(port, 'GET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n', `X-Slow: ${'a'.repeat(200)}`, 120_000),
+    ]);
+
     // Validation: ~8,000 unknown keys in 64 KiB, signed, many times; the service's CPU per call.
     const body: Record<string, number> = {};
-    for (let i = 0; JSON.stringify(body).length < 64 * 1024 - 40; i++) body[`k${i}`] = 1;
+    // Linear: each key adds `"k<i>":1,` to the text.
+    for (let i = 0, length = 2; length + `"k${i}":1,`.length < 64 * 1024 - 40; i++) {
+      body[`k${i}`] = 1;
+      length += `"k${i}":1,`.length;
+    }
     const raw = JSON.stringify(body);
     for (let i = 0; i < 5; i++) await (await signedPost(`${service.url}/v2/payment`, raw, keys)).text();
     const before = cpuSeconds(service.pid);
@@ -139,6 +187,13 @@ export async function measureBounds(log: (message: string) => void): Promise<Bou
     log(`bounds: change reached ${arrivals.length}/${STREAMS} streams; 95% within ${p95.toFixed(0)} ms; GET p99 ${p99.toFixed(1)} ms over ${latencies.length} reads`);
     bounds.push({ label: `fan-out: one change reaches 95% of ${STREAMS.toLocaleString('en')} streams`, value: `${p95.toFixed(0)} ms`, target: '≤ 1,500 ms', met: p95 <= 1_500 });
     bounds.push({ label: 'fan-out: GET /v2/payment/:id p99 meanwhile', value: `${p99.toFixed(1)} ms`, target: '< 300 ms', met: p99 < 300 });
+
+    const [slowBodyCut, slowHeadersCut] = await slowClients;
+    log(`bounds: a trickling body was cut off after ${(slowBodyCut.ms / 1000).toFixed(1)} s (${slowBodyCut.status}), never-ending headers after ${(slowHeadersCut.ms / 1000).toFixed(1)} s (${slowHeadersCut.status})`);
+    // Cut by the server's deadline, which answers 408: anything else closed it for another reason.
+    const cutBy408 = (cut: { status: string }) => cut.status.startsWith('HTTP/1.1 408');
+    bounds.push({ label: 'slow clients: a signed body sent a byte a second, cut off (408) after', value: `${(slowBodyCut.ms / 1000).toFixed(1)} s`, target: '≤ 40 s', met: slowBodyCut.ms <= 40_000 && cutBy408(slowBodyCut) });
+    bounds.push({ label: 'slow clients: headers that never end, cut off (408) after', value: `${(slowHeadersCut.ms / 1000).toFixed(1)} s`, target: '≤ 10 s', met: slowHeadersCut.ms <= 10_000 && cutBy408(slowHeadersCut) });
   } finally {
     for (const stream of streams) stream.destroy();
     await service.stop().catch(() => undefined);

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../api/app.ts';
+import { applyServerTimeouts, createApp, type ServerTimeouts } from '../../api/app.ts';
 import type { EventStreamTiming } from '../../api/checkout/checkout.routes.ts';
 import { type Config, loadConfig } from '../../api/config.ts';
 import type { Database } from '../../api/db/database.ts';
@@ -39,9 +39,12 @@ export interface TestServer {
 }
 
 /** Starts a server; `env` overrides the test defaults (simulator on, no block timer, no pool). */
-export async function startTestServer(options: { env?: Record<string, string>; eventTiming?: EventStreamTiming; config?: Partial<Config> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { env?: Record<string, string>; eventTiming?: EventStreamTiming; config?: Partial<Config>; serverTimeouts?: Partial<ServerTimeouts> } = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-test-'));
-  const server = http.createServer();
+  // The production server's timeouts, unless a test shortens them to watch them act.
+  const server = http.createServer(applyServerTimeouts({}, options.serverTimeouts));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
