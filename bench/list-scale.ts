@@ -9,19 +9,27 @@
  * goes first alternates), so both see the same JIT state and the same load on the machine; the
  * figure per combination is the median of the rounds' ratios (contract section 15: at most 1.5×).
  *
- *   node --import tsx bench/list-scale.ts [largeTotal]      (default 1000000; also part of `npm run bench`)
+ * With `--postgres`, each seeded history is copied into a PostgreSQL database of its own (the
+ * `db import-sqlite` code) on a throw-away cluster, and the services run there instead.
+ *
+ *   node --import tsx bench/list-scale.ts [largeTotal] [--postgres]   (default 1000000; SQLite also runs in `npm run bench`)
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { loadConfig } from '../api/config.ts';
+import type { Database } from '../api/db/database.ts';
+import { importSqlite, openSqliteSource } from '../api/db/import-sqlite.ts';
+import { openPostgresDatabase } from '../api/db/postgres-database.ts';
 import { openSqliteDatabase } from '../api/db/sqlite-database.ts';
 import { ensureDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import type { Merchant } from '../api/merchants/merchant.store.ts';
 import { createServices } from '../api/services.ts';
 import { systemClock } from '../api/shared/clock.ts';
 import { silentLogger } from '../api/shared/logger.ts';
+import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { seedPayments } from './seed.ts';
 
 const SMALL = 1_000;
@@ -64,24 +72,49 @@ export interface ListScaleRow {
 
 interface History {
   total: number;
+  /** CPU seconds the database server has spent so far (PostgreSQL's processes; 0 for SQLite, which runs in this process). */
+  serverCpu: () => number;
   calls: Array<() => Promise<unknown>>;
   close: () => Promise<void>;
 }
 
-async function openHistory(total: number, log: (message: string) => void): Promise<History> {
+/** Where the histories are measured: SQLite files, or databases on one PostgreSQL cluster. */
+type Store = { kind: 'sqlite' } | { kind: 'postgres'; cluster: PostgresCluster };
+
+async function openHistory(total: number, log: (message: string) => void, store: Store): Promise<History> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-list-scale-'));
   const config = loadConfig({ DATA_DIR: dataDir, SIMULATOR: 'on', SIMULATOR_BLOCK_SECONDS: '0', ADDRESS_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
-  const open = () => openSqliteDatabase(path.join(dataDir, 'checkout.db'));
+  const file = path.join(dataDir, 'checkout.db');
   const serverKey = randomBytes(32);
-  let db = open();
+  let db: Database = openSqliteDatabase(file);
   let services = await createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey });
   await ensureDemoMerchant(services.merchants, dataDir, config.publicUrl);
   await services.close();
   await db.close();
   const seeded = await seedPayments(dataDir, total);
   log(`list-scale: seeded ${seeded.totalPayments.toLocaleString('en')} payments in ${(seeded.ms / 1000).toFixed(1)} s`);
-  db = open();
-  services = await createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey });
+  let databaseUrl: string | undefined;
+  let postmaster: number | undefined;
+  if (store.kind === 'postgres') {
+    const name = `history_${total}`;
+    const admin = new pg.Client({ connectionString: store.cluster.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    databaseUrl = store.cluster.url.replace(/\/postgres$/, `/${name}`);
+    const started = performance.now();
+    const source = openSqliteSource(file);
+    const target = await openPostgresDatabase(databaseUrl, silentLogger());
+    await importSqlite(source, target).finally(async () => {
+      source.close();
+      await target.close();
+    });
+    log(`list-scale: copied into PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    db = await openPostgresDatabase(databaseUrl, silentLogger());
+    const backend = await db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    postmaster = parentOf(backend!.pid);
+  } else db = openSqliteDatabase(file);
+  services = await createServices({ db, config: { ...config, databaseUrl }, clock: systemClock, logger: silentLogger(), serverKey });
   const merchant: Merchant = (await services.uow.stores.merchants.findAny())!.merchant;
   // A few live payments, as a shop always has.
   for (let i = 0; i < 5; i++) await services.payments.create(merchant, { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } });
@@ -99,6 +132,7 @@ async function openHistory(total: number, log: (message: string) => void): Promi
   });
   return {
     total: seeded.totalPayments,
+    serverCpu: () => (postmaster === undefined ? 0 : childrenCpu(postmaster)),
     calls,
     close: async () => {
       await services.close();
@@ -108,11 +142,39 @@ async function openHistory(total: number, log: (message: string) => void): Promi
   };
 }
 
-async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
+/** utime + stime of a /proc/<pid>/stat line, in seconds, and its parent. */
+function procStat(pid: number | string): { ppid: number; cpu: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold spaces) start at state: ppid is the 2nd, utime the 12th, stime the 13th.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
+const parentOf = (pid: number) => procStat(pid)!.ppid;
+
+/** CPU seconds of every process the PostgreSQL server runs (its backends serve our queries). */
+function childrenCpu(postmaster: number): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(entry);
+    if (stat?.ppid === postmaster) total += stat.cpu;
+  }
+  return total;
+}
+
+/** CPU per call: this process's, plus the database server's where it runs apart (PostgreSQL). */
+async function cpuPerCall(history: History, call: () => Promise<unknown>, calls: number): Promise<number> {
+  const serverBefore = history.serverCpu();
   const before = process.cpuUsage();
-  for (let i = 0; i < CALLS; i++) await call();
+  for (let i = 0; i < calls; i++) await call();
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / CALLS;
+  return (used.user + used.system + (history.serverCpu() - serverBefore) * 1e6) / calls;
 }
 
 const median = (values: number[]) => {
@@ -121,11 +183,16 @@ const median = (values: number[]) => {
 };
 
 /** Seeds both histories, measures every combination on both, and closes them. */
-export async function measureListScale(largeTotal: number, log: (message: string) => void): Promise<{ rows: ListScaleRow[]; large: number }> {
-  const small = await openHistory(SMALL, log);
+export async function measureListScale(largeTotal: number, log: (message: string) => void, options: { postgres?: boolean } = {}): Promise<{ rows: ListScaleRow[]; large: number }> {
+  const cluster = options.postgres ? await startPostgresCluster() : undefined;
+  const store: Store = cluster ? { kind: 'postgres', cluster } : { kind: 'sqlite' };
+  let small: History | undefined;
   let large: History | undefined;
   try {
-    large = await openHistory(largeTotal, log);
+    small = await openHistory(SMALL, log, store);
+    large = await openHistory(largeTotal, log, store);
+    // PostgreSQL's process times tick in hundredths of a second: more calls per measurement there.
+    const calls = cluster ? CALLS * 5 : CALLS;
     const histories = [small, large];
     for (const history of histories) for (const call of history.calls) for (let i = 0; i < 30; i++) await call();
     const costs = QUERIES.map(() => ({ small: [] as number[], large: [] as number[], ratio: [] as number[] }));
@@ -133,7 +200,7 @@ export async function measureListScale(largeTotal: number, log: (message: string
       for (let q = 0; q < QUERIES.length; q++) {
         const order = round % 2 === 0 ? [small, large] : [large, small];
         const measured = new Map<History, number>();
-        for (const history of order) measured.set(history, await cpuPerCall(history.calls[q]!));
+        for (const history of order) measured.set(history, await cpuPerCall(history, history.calls[q]!, calls));
         costs[q]!.small.push(measured.get(small)!);
         costs[q]!.large.push(measured.get(large)!);
         costs[q]!.ratio.push(measured.get(large)! / measured.get(small)!);
@@ -142,8 +209,9 @@ export async function measureListScale(largeTotal: number, log: (message: string
     const rows = QUERIES.map(([label], q) => ({ label, smallMicros: median(costs[q]!.small), largeMicros: median(costs[q]!.large), ratio: median(costs[q]!.ratio) }));
     return { rows, large: large.total };
   } finally {
-    await small.close();
+    await small?.close();
     await large?.close();
+    cluster?.destroy();
   }
 }
 
@@ -157,6 +225,8 @@ export function listScaleTable(rows: ListScaleRow[], largeTotal: number): string
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { rows, large } = await measureListScale(Number(process.argv[2] ?? 1_000_000), (m) => process.stdout.write(`${m}\n`));
+  const args = process.argv.slice(2);
+  const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 1_000_000);
+  const { rows, large } = await measureListScale(total, (m) => process.stdout.write(`${m}\n`), { postgres: args.includes('--postgres') });
   process.stdout.write(`\n${listScaleTable(rows, large)}\n`);
 }

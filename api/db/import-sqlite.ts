@@ -91,18 +91,31 @@ export async function importSqlite(source: BetterSqlite3.Database, target: Datab
     const applied = new Set((source.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: string }>).map((r) => r.version));
     for (const { name, key, count, since } of TABLES) {
       if (since && !applied.has(since)) continue;
-      const rows = source.prepare(`SELECT * FROM ${name} ORDER BY ${key}`).all() as Array<Record<string, unknown>>;
-      for (let i = 0; i < rows.length; i += BATCH) {
-        const batch = rows.slice(i, i + BATCH);
+      // Rows are read as they are copied, a batch at a time: a million payments never sit in memory
+      // at once. (The read-only source connection does nothing else meanwhile.)
+      let copied = 0;
+      let batch: Array<Record<string, unknown>> = [];
+      const flush = async () => {
         const columns = Object.keys(batch[0]!);
         const values = batch.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
         await tx.run(`INSERT INTO ${name} (${columns.join(', ')}) VALUES ${values}`, batch.flatMap((row) => columns.map((c) => row[c])));
+        copied += batch.length;
+        batch = [];
+      };
+      for (const row of source.prepare(`SELECT * FROM ${name} ORDER BY ${key}`).iterate() as IterableIterator<Record<string, unknown>>) {
+        batch.push(row);
+        if (batch.length === BATCH) await flush();
       }
-      if (count) counts[count] = rows.length;
+      if (batch.length > 0) await flush();
+      if (count) counts[count] = copied;
     }
     for (const [table, column] of IDENTITY_COLUMNS) {
       await tx.get(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), COALESCE((SELECT MAX(${column}) FROM ${table}), 0) + 1, false)`);
     }
   });
+  // A bulk copy leaves the planner without statistics and the per-status counters with one dead
+  // row version per payment copied (each insert moved a counter): until autovacuum came by, lists
+  // read through all of them. Clean and measure now, outside the copy's transaction.
+  await target.run('VACUUM ANALYZE');
   return counts;
 }

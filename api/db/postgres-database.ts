@@ -19,7 +19,7 @@ import { migrationFiles } from './migrations.ts';
 
 const dialect: Dialect = {
   name: 'postgres',
-  jsonValues: (param) => `(SELECT value FROM json_array_elements_text(CAST(${param} AS json)))`,
+  inJsonList: (expression, param) => `${expression} = ANY(ARRAY(SELECT json_array_elements_text(CAST(${param} AS json))))`,
   forUpdate: ' FOR UPDATE',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
 };

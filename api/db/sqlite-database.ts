@@ -29,7 +29,7 @@ const STATEMENTS_KEPT = 500;
 
 const dialect: Dialect = {
   name: 'sqlite',
-  jsonValues: (param) => `(SELECT value FROM json_each(${param}))`,
+  inJsonList: (expression, param) => `${expression} IN (SELECT value FROM json_each(${param}))`,
   forUpdate: '',
   skipLocked: '',
 };

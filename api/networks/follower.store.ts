@@ -50,7 +50,7 @@ export class FollowerStore {
   async followedAmong(network: string, txnIds: readonly string[]): Promise<Set<string>> {
     if (txnIds.length === 0) return new Set();
     const rows = await this.sql.all<{ txn_id: string }>(
-      `SELECT txn_id FROM chain_transactions WHERE network = ? AND txn_id IN ${this.sql.dialect.jsonValues('?')}`,
+      `SELECT txn_id FROM chain_transactions WHERE network = ? AND ${this.sql.dialect.inJsonList('txn_id', '?')}`,
       [network, jsonTextList(txnIds)],
     );
     return new Set(rows.map((row) => row.txn_id));
@@ -77,7 +77,7 @@ export class FollowerStore {
   /** Stops following transactions. */
   async forget(network: string, txnIds: readonly string[]): Promise<void> {
     if (txnIds.length === 0) return;
-    await this.sql.run(`DELETE FROM chain_transactions WHERE network = ? AND txn_id IN ${this.sql.dialect.jsonValues('?')}`, [network, jsonTextList(txnIds)]);
+    await this.sql.run(`DELETE FROM chain_transactions WHERE network = ? AND ${this.sql.dialect.inJsonList('txn_id', '?')}`, [network, jsonTextList(txnIds)]);
   }
 
   /**
@@ -87,7 +87,7 @@ export class FollowerStore {
   async ownAddresses(network: string, addresses: readonly string[]): Promise<Map<string, number>> {
     if (addresses.length === 0) return new Map();
     const rows = await this.sql.all<{ address: string; derivation_index: number | null }>(
-      `SELECT address, derivation_index FROM addresses WHERE network = ? AND address IN ${this.sql.dialect.jsonValues('?')}`,
+      `SELECT address, derivation_index FROM addresses WHERE network = ? AND ${this.sql.dialect.inJsonList('address', '?')}`,
       [network, jsonTextList([...new Set(addresses)])],
     );
     return new Map(rows.map((row) => [row.address, Number(row.derivation_index ?? 0)]));

@@ -137,12 +137,12 @@ function toTransaction(row: TransactionRow): PaymentTransaction {
 // SQL text, prepared once.
 function filterSql(dialect: Dialect) {
   return {
-    ids: `id IN ${dialect.jsonValues('@ids')}`,
-    invoices: `invoice IN ${dialect.jsonValues('@invoices')}`,
-    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE txn_id IN ${dialect.jsonValues('@txnIds')} AND dropped_at IS NULL)`,
+    ids: dialect.inJsonList('id', '@ids'),
+    invoices: dialect.inJsonList('invoice', '@invoices'),
+    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE ${dialect.inJsonList('txn_id', '@txnIds')} AND dropped_at IS NULL)`,
     // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
-    statuses: `((status IN ${dialect.jsonValues('@statuses')} AND NOT (status = 'OPEN' AND expires_at <= @now))
-      OR (status = 'OPEN' AND expires_at <= @now AND 'EXPIRED' IN ${dialect.jsonValues('@statuses')}))`,
+    statuses: `((${dialect.inJsonList('status', '@statuses')} AND NOT (status = 'OPEN' AND expires_at <= @now))
+      OR (status = 'OPEN' AND expires_at <= @now AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
   } as const;
 }
 type FilterName = keyof ReturnType<typeof filterSql>;
@@ -241,7 +241,7 @@ export class PaymentStore {
   /** Payments by id, in no particular order; unknown ids are left out. */
   async findByIds(ids: readonly string[]): Promise<Payment[]> {
     if (ids.length === 0) return [];
-    const rows = await this.sql.all<PaymentRow>(`SELECT * FROM payments WHERE id IN ${this.sql.dialect.jsonValues('?')}`, [JSON.stringify(ids)]);
+    const rows = await this.sql.all<PaymentRow>(`SELECT * FROM payments WHERE ${this.sql.dialect.inJsonList('id', '?')}`, [JSON.stringify(ids)]);
     return rows.map(toPayment);
   }
 
@@ -318,7 +318,7 @@ export class PaymentStore {
     const grouped = new Map<string, PaymentTransaction[]>(paymentIds.map((id) => [id, []]));
     if (paymentIds.length === 0) return grouped;
     const rows = await this.sql.all<TransactionRow>(
-      `SELECT * FROM payment_transactions WHERE payment_id IN ${this.sql.dialect.jsonValues('?')} AND dropped_at IS NULL ORDER BY seen_at, id`,
+      `SELECT * FROM payment_transactions WHERE ${this.sql.dialect.inJsonList('payment_id', '?')} AND dropped_at IS NULL ORDER BY seen_at, id`,
       [JSON.stringify(paymentIds)],
     );
     for (const row of rows) grouped.get(row.payment_id)!.push(toTransaction(row));

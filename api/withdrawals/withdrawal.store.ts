@@ -83,7 +83,7 @@ function listSql(dialect: Dialect, used: FilterName[]): { count: string; page: s
   const key = `${dialect.name}|${used.join(',')}`;
   let texts = queryTexts.get(key);
   if (!texts) {
-    const where = ['merchant_id = @merchantId', ...used.map((f) => `${COLUMNS[f]} IN ${dialect.jsonValues(`@${f}`)}`)].join(' AND ');
+    const where = ['merchant_id = @merchantId', ...used.map((f) => dialect.inJsonList(COLUMNS[f], `@${f}`))].join(' AND ');
     texts = {
       count: `SELECT COUNT(*) AS total FROM withdrawals WHERE ${where}`,
       page: `SELECT * FROM withdrawals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
