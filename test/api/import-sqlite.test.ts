@@ -121,6 +121,11 @@ describe('db import-sqlite', { skip: testClusterUrl() ? false : 'runs in the Pos
       assert.deepEqual(sameOrigin((await api.get(`/payment/${(before_.tagged as { id: string }).id}`)).body), sameOrigin(before_.tagged));
       assert.deepEqual(sameOrigin((await api.get(`/withdrawal/${(before_.withdrawal as { id: string }).id}`)).body), sameOrigin(before_.withdrawal));
       assert.deepEqual(sameOrigin((await api.get('/balance')).body), sameOrigin(before_.balance));
+      // Totals of status-filtered lists come from the per-status counters, rebuilt by the import.
+      const statusTotal = async (statuses: string) => (await api.get(`/payment?statuses=${statuses}&limit=1`)).body.total as number;
+      const imported = [before_.paid, before_.tagged] as Array<{ status: string }>;
+      for (const status of new Set(imported.map((p) => p.status))) assert.equal(await statusTotal(status), imported.filter((p) => p.status === status).length, status);
+      assert.equal(await statusTotal('OPEN,CONFIRMING,COMPLETE,EXPIRED'), 2);
 
       // New records carry on after the imported ones: a new tag, new ids from the sequences.
       const next = await api.post('/payment', { amount: '2', asset: XRP });
@@ -130,6 +135,8 @@ describe('db import-sqlite', { skip: testClusterUrl() ? false : 'runs in the Pos
       assert.notEqual(btc.body.addressTo, (before_.paid as { addressTo: string }).addressTo);
       const cancelled = await api.post(`/withdrawal/${(before_.withdrawal as { id: string }).id}/cancel`, {});
       assert.equal(cancelled.body.status, 'CANCELLED');
+      // The counting triggers are back on after the import.
+      assert.equal(await statusTotal('OPEN,CONFIRMING,COMPLETE,EXPIRED'), 4);
       const balance = (await api.get('/balance')).body.data[0];
       assert.deepEqual([balance.available, balance.reserved], ['0.01000000', '0.00000000']);
     } finally {
