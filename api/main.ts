@@ -15,6 +15,10 @@ import { extraMounts } from './mounts.ts';
 
 async function start(): Promise<void> {
   const config = loadConfig();
+  // The port is taken before anything is created (a database, keys shown once, a wallet), so a start
+  // that cannot listen leaves nothing behind and says only why. Requests that arrive while the rest
+  // starts wait for it (the server's own deadlines still bound them).
+  const { server, serveNow } = await takePort(config.port);
   // Everything this process creates (the database and its WAL, keys, the mnemonic) is the owner's
   // alone: customers' names and e-mails must not be readable by other local users.
   process.umask(0o077);
@@ -45,18 +49,7 @@ async function start(): Promise<void> {
   }
 
   const app = createApp(services, { mounts: extraMounts(services) });
-  const server = http.createServer(applyServerTimeouts({}), app);
-  // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((err: NodeJS.ErrnoException) => {
-    const reason = err.code === 'EADDRINUSE' ? `port ${config.port} is already in use (set PORT to a free one)` : err.message;
-    throw new Error(`cannot listen on port ${config.port}: ${reason}`);
-  });
+  serveNow(app);
   logger.info({ url: config.publicUrl, storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
   process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   const stopJobs = startJobs(services);
@@ -79,6 +72,31 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Listens on `port` at once, holding requests until `serveNow` hands over the app. */
+async function takePort(port: number): Promise<{ server: http.Server; serveNow: (app: http.RequestListener) => void }> {
+  let waiting: [http.IncomingMessage, http.ServerResponse][] | undefined = [];
+  let handler: http.RequestListener = (req, res) => waiting?.push([req, res]);
+  const server = http.createServer(applyServerTimeouts({}), (req, res) => handler(req, res));
+  // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    const reason = err.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to a free one)` : err.message;
+    throw new Error(`cannot listen on port ${port}: ${reason}`);
+  });
+  const serveNow = (app: http.RequestListener) => {
+    handler = app;
+    const held = waiting ?? [];
+    waiting = undefined;
+    for (const [req, res] of held) if (!res.destroyed) app(req, res);
+  };
+  return { server, serveNow };
 }
 
 start().catch((err: unknown) => {

@@ -102,3 +102,24 @@ test('on a port already in use: one line saying so on stderr, a non-zero exit, n
   assert.equal(stdout, '', 'nothing claims it is running');
   assert.match(stderr, /^crypto-checkout: cannot listen on port \d+: port \d+ is already in use \(set PORT to a free one\)\n$/);
 });
+
+test('a first start on a port in use creates nothing: no DATA_DIR, no demo merchant, no keys printed', async () => {
+  const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-busy-port-')), 'data');
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'development', SIMULATOR: 'on', PORT: String(server.port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  try {
+    assert.equal(await new Promise<number | null>((resolve) => child.once('exit', resolve)), 1);
+    assert.equal(stdout, '', 'no demo keys shown for a start that did not happen');
+    assert.match(stderr, /^crypto-checkout: cannot listen on port \d+: port \d+ is already in use \(set PORT to a free one\)\n$/);
+    assert.equal(fs.existsSync(dataDir), false, 'nothing was written');
+  } finally {
+    fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  }
+});
