@@ -8,10 +8,10 @@ import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.rout
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { loadPageAssets } from './checkout/page-assets.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
-import { createMerchantAuth } from './http/merchant-auth.ts';
+import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
-import { buildOpenApi } from './http/openapi.ts';
-import { rateLimit } from './http/rate-limit.ts';
+import { buildOpenApi } from './openapi.ts';
+import { rateLimit } from './rate-limits/rate-limit.middleware.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';

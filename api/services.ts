@@ -8,7 +8,7 @@ import { createIdempotencyService } from './idempotency/idempotency.service.ts';
 import { createMerchantService } from './merchants/merchant.service.ts';
 import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
-import { createChainWatcher } from './networks/chain-watcher.ts';
+import { createChainWatcher } from './jobs/chain-watcher.ts';
 import { useUtxoChain } from './networks/address-codecs.ts';
 import { chainParams } from './networks/chain-params.ts';
 import { checkNode, createNodeFollower } from './networks/bitcoin-core/node-follower.ts';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { MerchantAuth } from '../http/merchant-auth.ts';
+import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import type { BalanceService } from './balance.service.ts';
 
 /** GET /balance, mounted at /v2/balance: what each asset holds, available and reserved for payouts. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { readListQuery } from '../http/list-query.ts';
-import type { MerchantAuth } from '../http/merchant-auth.ts';
+import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 const SCALARS = ['page', 'limit'] as const;

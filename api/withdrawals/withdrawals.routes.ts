@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { MerchantAuth } from '../http/merchant-auth.ts';
+import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import type { WithdrawalService } from './withdrawal.service.ts';
 

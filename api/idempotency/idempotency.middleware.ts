@@ -4,7 +4,7 @@
  * kept and replayed as that failure. Answers below 500 are kept; a 5xx frees the key for a retry.
  */
 import type { RequestHandler } from 'express';
-import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
+import type { IdempotencyService } from './idempotency.service.ts';
 import type { Logger } from '../shared/logger.ts';
 
 /** The middleware; requests without the header pass through untouched. */

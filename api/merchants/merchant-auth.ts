@@ -4,16 +4,16 @@
  */
 import type { RequestHandler } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Merchant, MerchantCredentials } from '../merchants/merchant.store.ts';
+import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
-import { hashApiKey } from '../merchants/merchant-keys.ts';
-import type { MerchantService } from '../merchants/merchant.service.ts';
+import { hashApiKey } from './merchant-keys.ts';
+import type { MerchantService } from './merchant.service.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import type { Logger } from '../shared/logger.ts';
-import { ApiError } from './api-error.ts';
-import { idempotentPost } from './idempotency.ts';
-import { parseJsonBody, readRawBody, requireJsonContentType } from './json-body.ts';
-import { rateLimit } from './rate-limit.ts';
+import { ApiError } from '../http/api-error.ts';
+import { idempotentPost } from '../idempotency/idempotency.middleware.ts';
+import { parseJsonBody, readRawBody, requireJsonContentType } from '../http/json-body.ts';
+import { rateLimit } from '../rate-limits/rate-limit.middleware.ts';
 
 /** What merchant requests go through besides the keys. */
 export interface MerchantGuards {

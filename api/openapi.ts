@@ -5,13 +5,13 @@
  * document passes `redocly lint` with the recommended rules (npm test runs it).
  */
 import { z } from 'zod';
-import { CheckoutOutput } from '../checkout/checkout.schema.ts';
-import { AssetListOutput } from '../networks/asset.schema.ts';
-import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from '../payments/payment.schema.ts';
-import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from '../simulator/simulator.schema.ts';
-import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookEventOutput, WebhookOutput } from '../webhooks/webhook.schema.ts';
-import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from '../withdrawals/withdrawal.schema.ts';
-import { ErrorOutput } from './common.schema.ts';
+import { CheckoutOutput } from './checkout/checkout.schema.ts';
+import { AssetListOutput } from './networks/asset.schema.ts';
+import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
+import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
+import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookEventOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
+import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
+import { ErrorOutput } from './http/common.schema.ts';
 
 type JsonObject = Record<string, unknown>;
 /** The error statuses of one operation, each with the codes it carries there. */

@@ -4,8 +4,8 @@
  * past the limit.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
-import { ApiError } from './api-error.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { ApiError } from '../http/api-error.ts';
 
 /** A limit on a group of routes. */
 export interface RouteLimit {

@@ -7,7 +7,7 @@ import type { PaymentEvents } from '../checkout/payment-events.ts';
 import type { PaymentReceipts } from '../payments/payment-receipts.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { PayoutTracker } from '../withdrawals/payout-tracker.ts';
-import type { ChainEvent } from './network-adapter.ts';
+import type { ChainEvent } from '../networks/network-adapter.ts';
 
 /** What the watcher needs. */
 export interface ChainWatcherDeps {
