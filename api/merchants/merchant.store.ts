@@ -78,12 +78,15 @@ export class MerchantStore {
   }
 
   /**
-   * Gives a merchant a new key pair; the pair it had stays valid until `previousValidUntil`. Pairs
-   * from earlier rotations that have lapsed are deleted. Run inside a transaction.
+   * Gives a merchant a new key pair; the pair it had stays valid until `previousValidUntil`, and so
+   * at most does every pair from earlier rotations (a second rotation with no grace ends them all:
+   * that is how an operator cuts off a leaked key). Pairs that have lapsed are deleted. Run inside a
+   * transaction.
    */
   async rotateKeys(merchantId: string, apiKeyHash: string, secretKeyEnc: string, previousValidUntil: number, now: number): Promise<boolean> {
     const current = await this.sql.get<MerchantRow & { api_key_hash: string }>(`SELECT * FROM merchants WHERE id = ?${this.sql.dialect.forUpdate}`, [merchantId]);
     if (!current) return false;
+    await this.sql.run('UPDATE merchant_previous_keys SET valid_until = ? WHERE merchant_id = ? AND valid_until > ?', [previousValidUntil, merchantId, previousValidUntil]);
     await this.sql.run('DELETE FROM merchant_previous_keys WHERE merchant_id = ? AND valid_until <= ?', [merchantId, now]);
     await this.sql.run('INSERT INTO merchant_previous_keys (api_key_hash, merchant_id, secret_key_enc, valid_until) VALUES (?, ?, ?, ?)', [
       current.api_key_hash,

@@ -302,6 +302,28 @@ describe('key rotation', () => {
     shop = { ...shop, ...rotated };
   });
 
+  test('a second rotation ends every earlier pair no later than its own grace: rotating twice with no grace cuts off a leaked key', async () => {
+    const leaked = shop;
+    const first = (await server.services.merchants.rotateKeys(shop.merchant.id, 86_400))!;
+    assert.equal((await balance(leaked.apiKey)).status, 200, 'in its day of grace');
+    const second = (await server.services.merchants.rotateKeys(shop.merchant.id, 0))!;
+    server.clock.advance(RECHECK_MS); // what this instance remembers is looked up again
+    assert.equal((await balance(leaked.apiKey)).status, 401, 'the first pair ended with the second rotation');
+    assert.equal((await balance(first.apiKey)).status, 401);
+    assert.equal((await balance(second.apiKey)).status, 200);
+    const listed = (await server.services.merchants.list()).find((m) => m.id === shop.merchant.id)!;
+    assert.equal(listed.previousKeysValidUntil, null, 'merchant list shows no pair in a grace period');
+
+    // A longer grace on a later rotation never lengthens an earlier pair's.
+    const third = (await server.services.merchants.rotateKeys(shop.merchant.id, 60))!;
+    const fourth = (await server.services.merchants.rotateKeys(shop.merchant.id, 3_600))!;
+    server.clock.advance(60_000);
+    assert.equal((await balance(second.apiKey)).status, 401, 'ended after its own 60 s');
+    assert.equal((await balance(third.apiKey)).status, 200, 'in its hour');
+    assert.equal((await balance(fourth.apiKey)).status, 200);
+    shop = { ...shop, ...fourth };
+  });
+
   test('a rotation by another process (the CLI) reaches a running instance within its recheck time', async () => {
     assert.equal((await balance(shop.apiKey)).status, 200); // remembered by this instance
     const cli = createMerchantService({ uow: createUnitOfWork(server.services.db), serverKey: Buffer.alloc(32), clock: server.clock });
