@@ -8,6 +8,8 @@ import { CHAIN_NAMES, type ChainName } from './networks/chain-params.ts';
 /** Everything the service reads from its environment. */
 export interface Config {
   readonly port: number;
+  /** The address to listen on (HOST); undefined listens on every interface. */
+  readonly host: string | undefined;
   readonly publicUrl: string;
   readonly dataDir: string;
   /** PostgreSQL connection URL; unset means SQLite in DATA_DIR. */
@@ -78,6 +80,16 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+// An IPv4 or IPv6 literal, or a host name (letters, digits, dots and hyphens).
+const HOST_PATTERN = /^(?:[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
+
+function hostOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.HOST?.trim();
+  if (!raw) return undefined;
+  if (!HOST_PATTERN.test(raw) || raw.length > 253) throw new ConfigError(`HOST must be an address or host name to listen on (127.0.0.1, ::1, localhost, 0.0.0.0), got "${raw}"`);
+  return raw;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -202,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return Object.freeze({
     port,
+    host: hostOf(env),
     publicUrl: publicUrl(env, port),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,

@@ -4,10 +4,11 @@ import http from 'node:http';
 import path from 'node:path';
 import { applyServerTimeouts, createApp, DIST_DIR } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/open-database.ts';
+import { openDatabase, sqliteFile } from './db/open-database.ts';
 import { startJobs } from './jobs/jobs.ts';
 import { ensureDemoMerchant } from './merchants/demo-merchant.ts';
 import { loadServerKey } from './merchants/server-key.ts';
+import { noWalletMessage } from './networks/hd-wallet.ts';
 import { createServices } from './services.ts';
 import { systemClock } from './shared/clock.ts';
 import { createLogger } from './shared/logger.ts';
@@ -18,11 +19,20 @@ async function start(): Promise<void> {
   // The port is taken before anything is created (a database, keys shown once, a wallet), so a start
   // that cannot listen leaves nothing behind and says only why. Requests that arrive while the rest
   // starts wait for it (the server's own deadlines still bound them).
-  const { server, serveNow } = await takePort(config.port);
+  const { server, serveNow } = await takePort(config.port, config.host);
   // Everything this process creates (the database and its WAL, keys, the mnemonic) is the owner's
   // alone: customers' names and e-mails must not be readable by other local users.
   process.umask(0o077);
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // A new SQLite installation in production that cannot start (no wallet to receive with) stops
+  // before it writes a database or a server key, so the next try starts from the same clean slate.
+  if (config.production && !config.databaseUrl && !fs.existsSync(sqliteFile(config.dataDir)) && !fs.existsSync(config.walletMnemonicFile)) {
+    throw new Error(noWalletMessage(config.walletMnemonicFile));
+  }
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new Error(`DATA_DIR ${config.dataDir} cannot be used as the data directory: ${err instanceof Error ? err.message : String(err)}`);
+  }
   try {
     fs.chmodSync(config.dataDir, 0o700); // one made by an older version, or by hand
   } catch {
@@ -50,7 +60,7 @@ async function start(): Promise<void> {
 
   const app = createApp(services, { mounts: extraMounts(services) });
   serveNow(app);
-  logger.info({ url: config.publicUrl, storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
+  logger.info({ url: config.publicUrl, host: config.host ?? 'every interface', storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
   process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   const stopJobs = startJobs(services);
 
@@ -74,21 +84,27 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** Listens on `port` at once, holding requests until `serveNow` hands over the app. */
-async function takePort(port: number): Promise<{ server: http.Server; serveNow: (app: http.RequestListener) => void }> {
+/** Listens on `port` (on `host`, else every interface) at once, holding requests until `serveNow` hands over the app. */
+async function takePort(port: number, host: string | undefined): Promise<{ server: http.Server; serveNow: (app: http.RequestListener) => void }> {
   let waiting: [http.IncomingMessage, http.ServerResponse][] | undefined = [];
   let handler: http.RequestListener = (req, res) => waiting?.push([req, res]);
   const server = http.createServer(applyServerTimeouts({}), (req, res) => handler(req, res));
   // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   }).catch((err: NodeJS.ErrnoException) => {
-    const reason = err.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to a free one)` : err.message;
-    throw new Error(`cannot listen on port ${port}: ${reason}`);
+    const where = host === undefined ? `port ${port}` : `${host} port ${port}`;
+    const reason =
+      err.code === 'EADDRINUSE'
+        ? `port ${port} is already in use (set PORT to a free one)`
+        : err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+          ? `HOST ${host} is not an address of this machine`
+          : err.message;
+    throw new Error(`cannot listen on ${where}: ${reason}`);
   });
   const serveNow = (app: http.RequestListener) => {
     handler = app;

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { DatabaseUnavailable } from '../db/database.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ApiError } from './api-error.ts';
@@ -22,6 +23,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
+    // Answered before its body arrived (a wrong key, a body too large): the connection closes after
+    // the answer, rather than reading whatever the client still sends until the request deadline.
+    if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
     const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());
@@ -44,6 +48,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'unexpected error');
     res.status(500).json(new ApiError(500, 'internal-error', 'Something went wrong on our side; nothing was changed. Try again, and quote the X-Request-Id header if it persists.').toBody());
   };
+}
+
+/** Whether the request announced a body (a length above zero, or chunks). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** Maps the errors Express's body readers throw to contract errors. */

@@ -40,6 +40,8 @@ const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/i;
 /** Creates the authentication middleware for merchant endpoints. */
 export function createMerchantAuth(merchants: MerchantService, guards: MerchantGuards) {
   const authenticate: RequestHandler = async (req, res, next) => {
+    // Merchant answers (customers' names and e-mails, balances, and the refusals too) must not sit in any cache.
+    res.setHeader('Cache-Control', 'no-store');
     const key = req.get('API-KEY');
     if (!key) {
       next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
@@ -52,8 +54,6 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
     }
     res.locals.merchant = credentials.merchant;
     res.locals.credentials = credentials;
-    // Merchant records (customers' names and e-mails, balances) must not sit in any cache.
-    res.setHeader('Cache-Control', 'no-store');
     next();
   };
   // Counted per API key, once the key is known to be valid (an unknown key is refused before it costs a count).

@@ -25,11 +25,7 @@ export async function ensureHdAccounts(addresses: AddressStore, registry: AssetR
   if (missing.length === 0) return undefined;
   let created: string | undefined;
   let mnemonic = readMnemonic(file);
-  if (mnemonic === undefined && missing.length === registry.networks().length && !options.create) {
-    throw new Error(
-      `there is no wallet yet, and NODE_ENV=production never generates one: put a BIP39 mnemonic in ${file} (WALLET_MNEMONIC_FILE), mode 0600 (npm run cli -- wallet create-mnemonic --file ${file} writes a new one)`,
-    );
-  }
+  if (mnemonic === undefined && missing.length === registry.networks().length && !options.create) throw new Error(noWalletMessage(file));
   if (mnemonic === undefined && missing.length === registry.networks().length) {
     mnemonic = writeNewMnemonic(file);
     created = file;
@@ -46,6 +42,11 @@ export async function ensureHdAccounts(addresses: AddressStore, registry: AssetR
     }
   }
   return created;
+}
+
+/** Why a new production installation without a mnemonic file does not start, and what to do. */
+export function noWalletMessage(file: string): string {
+  return `there is no wallet yet, and NODE_ENV=production never generates one: put a BIP39 mnemonic in ${file} (WALLET_MNEMONIC_FILE), mode 0600 (npm run cli -- wallet create-mnemonic --file ${file} writes a new one)`;
 }
 
 /** Writes a new 24-word mnemonic to a file that must not exist yet (mode 0600); returns it. */

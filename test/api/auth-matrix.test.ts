@@ -135,7 +135,7 @@ async function send(method: string, path: string, headers: Record<string, string
     ...(method === 'POST' ? { body } : {}),
   });
   const text = await response.text();
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, text, body: text ? JSON.parse(text) : undefined, cacheControl: response.headers.get('cache-control') };
 }
 
 /** Alice's identifiers and strings, none of which may reach anyone but Alice. */
@@ -182,6 +182,8 @@ for (const endpoint of ENDPOINTS) {
           assert.equal(response.status, 401);
           assert.deepEqual(response.body, expectation);
         }
+        // Whatever the answer, no cache keeps it: a merchant route's refusals included.
+        assert.equal(response.cacheControl, 'no-store');
         for (const secret of aliceSecrets()) {
           if (expectation !== 'foreign-404' || (secret !== payment.id && secret !== withdrawal.id)) {
             assert.ok(!response.text.includes(secret), `the answer holds nothing of Alice's (${secret})`);

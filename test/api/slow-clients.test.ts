@@ -97,4 +97,29 @@ describe('slow clients', () => {
     assert.match(answer, /^HTTP\/1\.1 401 /);
     assert.ok(performance.now() - started < SHORT.requestTimeout, 'answered before the request deadline');
   });
+
+  test('an answer given before the body arrived closes the connection: one answer, not a second 408 later', async () => {
+    const head = 'POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\nAPI-KEY: not-a-key\r\nX-HMAC: 00\r\n\r\n';
+    const { ms, answer } = await slowClient(port, head, 'x'.repeat(5000), 50);
+    assert.ok(ms < SHORT.requestTimeout, `the socket was held for ${ms.toFixed(0)} ms`);
+    assert.match(answer, /^HTTP\/1\.1 401 [^]*\r\nConnection: close\r\n/i);
+    assert.equal(answer.match(/HTTP\/1\.1 /g)!.length, 1, answer);
+  });
+
+  test('a refused GET keeps its keep-alive connection', async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+        if ((text.match(/missing-api-key/g) ?? []).length === 2) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('close', () => resolve(text));
+    });
+    assert.equal((answer.match(/HTTP\/1\.1 401 /g) ?? []).length, 2, answer);
+    assert.doesNotMatch(answer, /Connection: close/i);
+  });
 });

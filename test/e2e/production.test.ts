@@ -10,6 +10,18 @@ import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/ser
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 let server: ServerProcess;
+
+/** Runs the service with `env` until it exits; its exit code and what it printed. */
+async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SERVER_ENTRY], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
 before(async () => {
   // Production never generates a wallet: the operator brings the mnemonic file.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-production-'));
@@ -46,7 +58,8 @@ test('never generates a wallet: without a mnemonic file a new installation stops
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-production-'));
   try {
     await assert.rejects(startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', DATA_DIR: dataDir }), /NODE_ENV=production never generates one: put a BIP39 mnemonic in .*wallet-mnemonic\.txt \(WALLET_MNEMONIC_FILE\)/);
-    assert.equal(fs.existsSync(path.join(dataDir, 'wallet-mnemonic.txt')), false);
+    // Nothing left behind (no database, no server key), so the next try starts as new.
+    assert.deepEqual(fs.readdirSync(dataDir), []);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -88,16 +101,7 @@ test('an https PUBLIC_URL (TLS at a proxy) adds HSTS', async () => {
 });
 
 test('on a port already in use: one line saying so on stderr, a non-zero exit, never "running"', async () => {
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', SIMULATOR: 'off', PORT: String(server.port), DATA_DIR: server.dataDir, LOG_LEVEL: 'silent', ...(await storeEnv(server.dataDir)) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { code, stdout, stderr } = await runToExit({ NODE_ENV: 'production', SIMULATOR: 'off', PORT: String(server.port), DATA_DIR: server.dataDir, ...(await storeEnv(server.dataDir)) });
   assert.equal(code, 1);
   assert.equal(stdout, '', 'nothing claims it is running');
   assert.match(stderr, /^crypto-checkout: cannot listen on port \d+: port \d+ is already in use \(set PORT to a free one\)\n$/);
@@ -105,21 +109,52 @@ test('on a port already in use: one line saying so on stderr, a non-zero exit, n
 
 test('a first start on a port in use creates nothing: no DATA_DIR, no demo merchant, no keys printed', async () => {
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-busy-port-')), 'data');
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'development', SIMULATOR: 'on', PORT: String(server.port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
   try {
-    assert.equal(await new Promise<number | null>((resolve) => child.once('exit', resolve)), 1);
+    const { code, stdout, stderr } = await runToExit({ NODE_ENV: 'development', SIMULATOR: 'on', PORT: String(server.port), DATA_DIR: dataDir });
+    assert.equal(code, 1);
     assert.equal(stdout, '', 'no demo keys shown for a start that did not happen');
     assert.match(stderr, /^crypto-checkout: cannot listen on port \d+: port \d+ is already in use \(set PORT to a free one\)\n$/);
     assert.equal(fs.existsSync(dataDir), false, 'nothing was written');
   } finally {
     fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  }
+});
+
+test('HOST: listens on that address alone; a malformed one, or one this machine lacks, stops start-up with one line naming HOST', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-host-'));
+  fs.writeFileSync(path.join(dataDir, 'wallet-mnemonic.txt'), `${MNEMONIC}\n`, { mode: 0o600 });
+  try {
+    const bad = await runToExit({ NODE_ENV: 'production', SIMULATOR: 'off', PORT: '0', DATA_DIR: dataDir, HOST: 'not a host!' });
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, 'crypto-checkout: HOST must be an address or host name to listen on (127.0.0.1, ::1, localhost, 0.0.0.0), got "not a host!"\n');
+    // 192.0.2.0/24 is reserved for documentation: no machine has it, and nothing is sent to it.
+    const absent = await runToExit({ NODE_ENV: 'production', SIMULATOR: 'off', PORT: '0', DATA_DIR: dataDir, HOST: '192.0.2.1' });
+    assert.equal(absent.code, 1);
+    assert.match(absent.stderr, /^crypto-checkout: cannot listen on 192\.0\.2\.1 port 0: HOST 192\.0\.2\.1 is not an address of this machine\n$/);
+
+    const loopbackOnly = await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', DATA_DIR: dataDir, HOST: '127.0.0.1' });
+    try {
+      assert.equal((await fetch(`http://127.0.0.1:${loopbackOnly.port}/health`)).status, 200);
+      // Another loopback address reaches a server listening on every interface, not this one.
+      await assert.rejects(fetch(`http://127.0.0.2:${loopbackOnly.port}/health`), /fetch failed/);
+      assert.equal((await fetch(`http://127.0.0.2:${server.port}/health`)).status, 200, 'the default listens on every interface');
+    } finally {
+      await loopbackOnly.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a DATA_DIR that cannot be a directory stops start-up with one line naming DATA_DIR', async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-data-file-')), 'not-a-directory');
+  fs.writeFileSync(file, '');
+  try {
+    const { code, stdout, stderr } = await runToExit({ NODE_ENV: 'development', SIMULATOR: 'on', PORT: '0', DATA_DIR: file });
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^crypto-checkout: DATA_DIR \S+not-a-directory cannot be used as the data directory: EEXIST[^\n]*\n$/);
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 });
