@@ -74,6 +74,11 @@ export class LedgerStore {
     await this.sql.run(INSERT, row);
   }
 
+  /** Whether a withdrawal's step (its reservation, release or send) is posted. */
+  async hasWithdrawalStep(withdrawalId: string, kind: 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send'): Promise<boolean> {
+    return (await this.sql.get('SELECT 1 AS found FROM ledger_entries WHERE withdrawal_id = ? AND kind = ?', [withdrawalId, kind])) !== undefined;
+  }
+
   /** Whether a payment transaction is credited now (credited, and not reversed since). */
   async isCredited(paymentTransactionId: number): Promise<boolean> {
     return (await this.creditState(paymentTransactionId)).credited;

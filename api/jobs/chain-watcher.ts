@@ -34,9 +34,9 @@ export function createChainWatcher(deps: ChainWatcherDeps) {
         }
         case 'confirmations': {
           const changed = new Set<string>();
-          for (const { txnId, confirmations } of event.updates) {
+          for (const { txnId, confirmations, reverted } of event.updates) {
             for (const id of await receipts.confirm(stores, txnId, confirmations)) changed.add(id);
-            await payouts.confirm(stores, event.network, txnId, confirmations);
+            await payouts.confirm(stores, event.network, txnId, confirmations, reverted ?? false);
           }
           return [...changed];
         }

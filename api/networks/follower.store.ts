@@ -12,6 +12,8 @@ export interface FollowedTransaction {
   txnId: string;
   blockHash: string | null;
   blockHeight: number | null;
+  /** Mined, and failed (its receipt's status): a reverted payout moved nothing. */
+  reverted: boolean;
 }
 
 /** SQL for the chain followers, on the database or inside one transaction. */
@@ -33,11 +35,11 @@ export class FollowerStore {
     ]);
   }
 
-  /** Records (or moves) a reported transaction. */
-  async follow(network: string, txnId: string, block: { hash: string; height: number } | null, at: number): Promise<void> {
+  /** Records (or moves) a reported transaction; `reverted` when its block holds it as failed. */
+  async follow(network: string, txnId: string, block: { hash: string; height: number } | null, at: number, reverted = false): Promise<void> {
     await this.sql.run(
-      'INSERT INTO chain_transactions (network, txn_id, block_hash, block_height, seen_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (network, txn_id) DO UPDATE SET block_hash = excluded.block_hash, block_height = excluded.block_height',
-      [network, txnId, block?.hash ?? null, block?.height ?? null, at],
+      'INSERT INTO chain_transactions (network, txn_id, block_hash, block_height, seen_at, reverted) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (network, txn_id) DO UPDATE SET block_hash = excluded.block_hash, block_height = excluded.block_height, reverted = excluded.reverted',
+      [network, txnId, block?.hash ?? null, block?.height ?? null, at, reverted ? 1 : 0],
     );
   }
 
@@ -58,17 +60,22 @@ export class FollowerStore {
 
   /** Every transaction followed on the network. */
   async followed(network: string): Promise<FollowedTransaction[]> {
-    const rows = await this.sql.all<{ txn_id: string; block_hash: string | null; block_height: number | null }>(
-      'SELECT txn_id, block_hash, block_height FROM chain_transactions WHERE network = ? ORDER BY txn_id',
+    const rows = await this.sql.all<{ txn_id: string; block_hash: string | null; block_height: number | null; reverted: number }>(
+      'SELECT txn_id, block_hash, block_height, reverted FROM chain_transactions WHERE network = ? ORDER BY txn_id',
       [network],
     );
-    return rows.map((row) => ({ txnId: row.txn_id, blockHash: row.block_hash, blockHeight: row.block_height === null ? null : Number(row.block_height) }));
+    return rows.map((row) => ({
+      txnId: row.txn_id,
+      blockHash: row.block_hash,
+      blockHeight: row.block_height === null ? null : Number(row.block_height),
+      reverted: Number(row.reverted) === 1,
+    }));
   }
 
   /** Puts the transactions of blocks from `height` up back in the mempool (those blocks left the chain); returns them. */
   async unconfirmFrom(network: string, height: number): Promise<string[]> {
     const rows = await this.sql.all<{ txn_id: string }>(
-      'UPDATE chain_transactions SET block_hash = NULL, block_height = NULL WHERE network = ? AND block_height >= ? RETURNING txn_id',
+      'UPDATE chain_transactions SET block_hash = NULL, block_height = NULL, reverted = 0 WHERE network = ? AND block_height >= ? RETURNING txn_id',
       [network, height],
     );
     return rows.map((row) => row.txn_id);

@@ -18,10 +18,18 @@ export interface IncomingTransaction {
   confirmations: number;
 }
 
+/** A transaction's confirmations as the chain stands now. */
+export interface ConfirmationUpdate {
+  txnId: string;
+  confirmations: number;
+  /** Mined but failed (an Ethereum transaction whose receipt says it reverted): it moved nothing. */
+  reverted?: boolean;
+}
+
 /** What a network adapter reports. */
 export type ChainEvent =
   | { kind: 'transaction'; transaction: IncomingTransaction }
-  | { kind: 'confirmations'; network: string; updates: { txnId: string; confirmations: number }[] }
+  | { kind: 'confirmations'; network: string; updates: ConfirmationUpdate[] }
   | { kind: 'dropped'; network: string; txnId: string };
 
 /** A payout to broadcast. */

@@ -19,6 +19,9 @@ export interface WalletOutput {
   keyIndex: number;
 }
 
+// Between a withdrawal id and the hash of its payout that reverted, in a retired payout's key.
+const REVERTED_MARK = ':reverted:';
+
 /** A signed payout transaction. */
 export interface PayoutTransaction {
   withdrawalId: string;
@@ -127,6 +130,20 @@ export class WalletStore {
   async payout(withdrawalId: string): Promise<PayoutTransaction | undefined> {
     const row = await this.sql.get<PayoutRow>('SELECT * FROM payout_transactions WHERE withdrawal_id = ?', [withdrawalId]);
     return row && toPayout(row);
+  }
+
+  /**
+   * Sets aside a withdrawal's payout that was mined and reverted, under `<withdrawal id>:reverted:<hash>`,
+   * so the withdrawal can be signed again as a new transaction; the reverted one stays as history.
+   */
+  async retirePayout(withdrawalId: string, revertedTxnId: string): Promise<void> {
+    await this.sql.run('UPDATE payout_transactions SET withdrawal_id = ? WHERE withdrawal_id = ?', [`${withdrawalId}${REVERTED_MARK}${revertedTxnId}`, withdrawalId]);
+  }
+
+  /** How many of a withdrawal's payouts were mined and reverted. */
+  async revertedPayouts(withdrawalId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM payout_transactions WHERE withdrawal_id LIKE ?', [`${withdrawalId}${REVERTED_MARK}%`]);
+    return Number(row?.n ?? 0);
   }
 
   /** Replaces a stored payout by its re-signed replacement (same nonce, higher fee); false if it changed meanwhile. */

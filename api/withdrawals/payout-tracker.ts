@@ -1,4 +1,7 @@
-/** A broadcast payout following its confirmations to COMPLETE. Runs inside the chain watcher's transaction. */
+/**
+ * A broadcast payout following its confirmations to COMPLETE, or, when it was mined but reverted
+ * (nothing moved), back to waiting for a new transaction. Runs inside the chain watcher's transaction.
+ */
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Stores } from '../unit-of-work.ts';
@@ -8,16 +11,26 @@ import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
 export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Clock; transitions: WithdrawalTransitions }) {
   const { registry, clock, transitions } = deps;
   return {
-    /** Records a payout transaction's confirmations; the withdrawal completes once the network's are reached. */
-    async confirm(stores: Stores, network: string, txnId: string, confirmations: number): Promise<void> {
+    /**
+     * Records a payout transaction's confirmations; the withdrawal completes once the network's are
+     * reached. A reverted one never completes: once its failure is as final as a completion would
+     * be (the same confirmations, so a reorganisation cannot mine it again with another outcome), the
+     * withdrawal is released for a new transaction on a new nonce.
+     */
+    async confirm(stores: Stores, network: string, txnId: string, confirmations: number, reverted = false): Promise<void> {
       const withdrawal = await stores.withdrawals.findByTxnId(txnId);
       if (!withdrawal) return;
       const needed = registry.network(network).confirmationsNeeded;
       const counted = Math.min(confirmations, needed);
-      if (withdrawal.confirmations === counted) return;
       const now = clock();
+      if (reverted && counted >= needed) {
+        const reason = `The payout transaction ${txnId} was mined but reverted: nothing was sent (only its gas was spent). It is signed again as a new transaction.`;
+        if (await stores.withdrawals.payoutReverted(withdrawal.id, txnId, reason, now)) await stores.wallet.retirePayout(withdrawal.id, txnId);
+        return;
+      }
+      if (withdrawal.confirmations === counted) return;
       await stores.withdrawals.setConfirmations(withdrawal.id, counted, now);
-      if (counted >= needed) await transitions.move(stores, withdrawal.id, 'APPROVED', 'COMPLETE', now);
+      if (counted >= needed && !reverted) await transitions.move(stores, withdrawal.id, 'APPROVED', 'COMPLETE', now);
     },
   };
 }

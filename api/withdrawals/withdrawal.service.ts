@@ -134,6 +134,8 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
   function recordSent(withdrawal: Withdrawal, txnId: string, addressFrom: string): Promise<void> {
     return uow.transaction(async (stores) => {
       if (!(await stores.withdrawals.markSent(withdrawal.id, txnId, addressFrom, clock()))) return;
+      // A payout signed again after one reverted: the reservation left the ledger with the first.
+      if (await stores.ledger.hasWithdrawalStep(withdrawal.id, 'withdrawal-send')) return;
       const asset = registry.byId(withdrawal.assetId);
       await post(stores.ledger, clock, {
         merchantId: withdrawal.merchantId,

@@ -153,6 +153,19 @@ export class WithdrawalStore {
     return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, failure_reason = NULL, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
   }
 
+  /**
+   * A sent payout that was mined and reverted moved nothing: the withdrawal goes back to waiting for
+   * its payout (no transaction, no confirmations), saying why; false if it changed meanwhile.
+   */
+  async payoutReverted(id: string, txnId: string, reason: string, at: number): Promise<boolean> {
+    return (
+      (await this.sql.run(
+        "UPDATE withdrawals SET txn_id = NULL, address_from = NULL, confirmations = 0, failure_reason = ?, updated_at = ? WHERE id = ? AND txn_id = ? AND status = 'APPROVED'",
+        [reason, at, id, txnId],
+      )) === 1
+    );
+  }
+
   /** Points a sent payout at the transaction that now stands for it (a fee replacement, or the one mined); false if it changed meanwhile. */
   async replaceTxnId(id: string, from: string, to: string, at: number): Promise<boolean> {
     return (await this.sql.run("UPDATE withdrawals SET txn_id = ?, updated_at = ? WHERE id = ? AND txn_id = ? AND status = 'APPROVED'", [to, at, id, from])) === 1;

@@ -25,6 +25,8 @@ import { until } from '../helpers/until.ts';
 
 const ETH = { short: 'ETH', network: 'ethereum' };
 const USDT = { short: 'USDT', network: 'ethereum' };
+// On a token whose owner can block an address (BlockableToken6), as USDC's can.
+const USDC = { short: 'USDC', network: 'ethereum' };
 
 /** "0.1" ETH (or a 6-decimal token) as whole units. */
 const units = (amount: string, decimals: number) => {
@@ -40,6 +42,7 @@ describe('ethereum payouts from the payout address (anvil)', () => {
   let env: Record<string, string>;
   let api: ReturnType<typeof merchantApi>;
   let usdt: string;
+  let usdc: string;
   let payer: string;
   let payoutAddress: string;
   let invoice = 0;
@@ -57,7 +60,7 @@ describe('ethereum payouts from the payout address (anvil)', () => {
   async function pay(amount: string, asset: typeof ETH) {
     const payment = (await api.post('/payment', { amount, asset, invoice: `in-${++invoice}` })).body;
     if (asset.short === 'ETH') await node.send({ from: payer, to: payment.addressTo, value: units(amount, 18) });
-    else await node.transferToken(usdt, payer, payment.addressTo, units(amount, 6));
+    else await node.transferToken(asset.short === 'USDC' ? usdc : usdt, payer, payment.addressTo, units(amount, 6));
     await node.mine(payment.confirmsNeeded);
     await until(async () => (await api.get(`/payment/${payment.id}`)).body.status, (s) => s === 'COMPLETE', `paying ${amount} ${asset.short}`);
   }
@@ -72,10 +75,12 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     node = await startAnvil();
     payer = node.accounts[1]!;
     usdt = await node.deployToken(payer, 'USDT', 6, 1_000_000n * 10n ** 6n);
+    usdc = await node.deployToken(payer, 'USDC', 6, 1_000_000n * 10n ** 6n, { blockable: true });
     proxy = await startRpcProxy(node.url);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-eth-payouts-'));
     env = { DATA_DIR: dataDir, ETHEREUM_RPC_URL: proxy.url, ETHEREUM_CHAIN_ID: '31337', ...(await storeEnv(dataDir)) };
     await cli('asset', 'set-contract', '--short', 'USDT', '--network', 'ethereum', '--contract', usdt);
+    await cli('asset', 'set-contract', '--short', 'USDC', '--network', 'ethereum', '--contract', usdc);
     await start();
     // The merchant's balance: payments received and confirmed.
     await pay('2', ETH);
@@ -93,13 +98,13 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     assert.deepEqual(Object.keys(wallet), ['network', 'chain', 'payoutAddress', 'spendable']);
     assert.equal(wallet.chain, '31337');
     assert.match(wallet.payoutAddress, /^0x[0-9a-fA-F]{40}$/);
-    assert.deepEqual(wallet.spendable, { ETH: '0.00000000', USDT: '0.000000' });
+    assert.deepEqual(wallet.spendable, { ETH: '0.00000000', USDT: '0.000000', USDC: '0.000000' });
     payoutAddress = wallet.payoutAddress;
     // The operator funds it (sweeps are the way payments get there).
     await node.send({ from: payer, to: payoutAddress, value: units('0.5', 18) });
     await node.transferToken(usdt, payer, payoutAddress, units('50', 6));
     wallet = JSON.parse(await cli('wallet', '--network', 'ethereum', '--json'));
-    assert.deepEqual(wallet.spendable, { ETH: '0.50000000', USDT: '50.000000' });
+    assert.deepEqual(wallet.spendable, { ETH: '0.50000000', USDT: '50.000000', USDC: '0.000000' });
   });
 
   test('a payout the payout address cannot cover waits with a failureReason, and goes once it is funded', async () => {
@@ -206,6 +211,53 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     } finally {
       await node.rpc('evm_setAutomine', true);
     }
+  });
+
+  test('a token payout that reverts once mined never completes: once the revert is final it is signed again on a new nonce, and nothing is signed while the contract would refuse it', async () => {
+    await server.stop();
+    env = { ...env, ETHEREUM_STUCK_SECONDS: '600' };
+    await start();
+    await pay('20', USDC);
+    await node.transferToken(usdc, payer, payoutAddress, units('50', 6));
+    const recipient = node.accounts[6]!;
+    const before = await node.balanceOf(usdc, recipient);
+    const w = await withdraw('5', USDC, recipient);
+    let reverted = '';
+    await node.rpc('evm_setAutomine', false);
+    try {
+      reverted = (await api.post(`/withdrawal/${w.id}/approve`, {})).body.txnId;
+      assert.match(reverted, /^0x[0-9a-f]{64}$/, 'the node estimated it as fine, so it was signed and sent');
+      // The token's owner blocks the recipient in the same block, ahead of the payout (a higher tip).
+      await node.setBlocked(usdc, payer, recipient, true, 100n * 10n ** 9n);
+      await node.mine(1);
+    } finally {
+      await node.rpc('evm_setAutomine', true);
+    }
+    assert.equal((await node.rpc<{ status: string }>('eth_getTransactionReceipt', reverted)).status, '0x0', 'mined, and reverted');
+    await node.mine(13);
+    const released = await until(() => read(w.id), (r) => r.txnId === null, 'the reverted payout released');
+    assert.equal(released.status, 'APPROVED', 'never COMPLETE on a transaction that moved nothing');
+    assert.equal(released.confirmations, 0);
+    assert.match(released.failureReason, new RegExp(`${reverted} was mined but reverted|refuses this payout`));
+    // Still blocked: the node's estimate fails, so nothing is signed (no gas spent on a known failure).
+    const refused = await until(() => read(w.id), (r) => /refuses this payout/.test(r.failureReason ?? ''), 'the refusal');
+    assert.match(refused.failureReason, /^The USDC contract refuses this payout: the node expects it to fail \(.*\)\. Nothing was signed/);
+    const nonce = await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'latest');
+    await new Promise((resolve) => setTimeout(resolve, 6_000)); // more than one pass of the payout job
+    assert.equal(await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'latest'), nonce, 'no transaction while it would fail');
+
+    await node.setBlocked(usdc, payer, recipient, false);
+    const resent = await until(() => read(w.id), (r) => r.txnId !== null, 'the payout signed again', 30_000);
+    assert.notEqual(resent.txnId, reverted);
+    assert.equal((await node.rpc<{ nonce: string }>('eth_getTransactionByHash', resent.txnId)).nonce, nonce, 'the next nonce');
+    await node.mine(13);
+    const done = await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the new payout confirming');
+    assert.equal(done.txnId, resent.txnId);
+    assert.equal(done.failureReason, undefined);
+    assert.equal((await node.balanceOf(usdc, recipient)) - before, units(w.receivedAmount, 6), 'received once');
+    // The merchant's balance was debited once, by the one withdrawal.
+    const balance = (await api.get('/balance')).body.data.find((b: { asset: { short: string; network: string } }) => b.asset.short === 'USDC' && b.asset.network === 'ethereum');
+    assert.equal(balance.reserved, '0.000000');
   });
 
   test('kill -9 between signing and broadcasting: the same transaction is broadcast after restart', async () => {

@@ -2,7 +2,8 @@
  * A real Ethereum node for tests: anvil (from the @foundry-rs/anvil package, which ships its binary)
  * on a free loopback port, its ten unlocked accounts funded, blocks mined on each transaction and on
  * demand; and the test tokens: OpenZeppelin's precompiled ERC20PresetFixedSupply (18 decimals) and
- * a six-decimal ERC-20 compiled from test/fixtures/Token6.sol with solc at test time.
+ * six-decimal ERC-20s compiled from test/fixtures/Token6.sol (and BlockableToken6.sol, whose owner
+ * can block an address) with solc at test time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,10 @@ import { createContract, deployContract, ERC20 } from 'micro-eth-signer/abi.js';
 import solc from 'solc';
 import { ROOT } from '../../scripts/compiled-server.ts';
 import { freePort } from './server-process.ts';
+
+const token6Calls = createContract([
+  { type: 'function', name: 'setBlocked', inputs: [{ name: 'account', type: 'address' }, { name: 'value', type: 'bool' }], outputs: [], stateMutability: 'nonpayable' },
+] as const);
 
 /** A running anvil. */
 export interface Anvil {
@@ -24,12 +29,17 @@ export interface Anvil {
   mine(count: number): Promise<void>;
   /** Sends a transaction from an unlocked account and returns its receipt (mined at once). */
   send(tx: { from: string; to?: string; value?: bigint; data?: string; gas?: number }): Promise<{ transactionHash: string; status: string; contractAddress: string | null; blockNumber: string }>;
-  /** Deploys an ERC-20 with `decimals` (18: OpenZeppelin's preset; 6: Token6) holding `supply` for `owner`. */
-  deployToken(owner: string, symbol: string, decimals: 6 | 18, supply: bigint): Promise<string>;
+  /** Deploys an ERC-20 with `decimals` (18: OpenZeppelin's preset; 6: Token6, or BlockableToken6) holding `supply` for `owner`. */
+  deployToken(owner: string, symbol: string, decimals: 6 | 18, supply: bigint, options?: { blockable?: boolean }): Promise<string>;
   /** Sends `amount` (smallest units) of a token; `gas` set makes a transfer that would revert still get mined. */
   transferToken(token: string, from: string, to: string, amount: bigint, gas?: number): Promise<{ transactionHash: string; status: string }>;
   /** A token balance, in smallest units. */
   balanceOf(token: string, owner: string): Promise<bigint>;
+  /**
+   * BlockableToken6's owner blocks or unblocks an address; with `tip` (wei of priority fee per gas) the call is
+   * only sent, not waited for, so that with automine off it is mined ahead of cheaper transactions.
+   */
+  setBlocked(token: string, owner: string, account: string, value: boolean, tip?: bigint): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,21 +48,25 @@ export function anvilPath(): string {
   return path.join(ROOT, 'node_modules', '.bin', 'anvil');
 }
 
-let token6: { abi: any; bytecode: string } | undefined;
-function compileToken6(): { abi: any; bytecode: string } {
-  if (token6) return token6;
-  const source = path.join(ROOT, 'test', 'fixtures', 'Token6.sol');
+const compiled = new Map<string, { abi: any; bytecode: string }>();
+/** Compiles test/fixtures/<name>.sol (imports from the fixtures, else from node_modules) once per process. */
+function compileFixture(name: 'Token6' | 'BlockableToken6'): { abi: any; bytecode: string } {
+  const cached = compiled.get(name);
+  if (cached) return cached;
+  const fixtures = path.join(ROOT, 'test', 'fixtures');
   const input = {
     language: 'Solidity',
-    sources: { 'Token6.sol': { content: fs.readFileSync(source, 'utf8') } },
-    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { Token6: ['abi', 'evm.bytecode.object'] } } },
+    sources: { [`${name}.sol`]: { content: fs.readFileSync(path.join(fixtures, `${name}.sol`), 'utf8') } },
+    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { [name]: ['abi', 'evm.bytecode.object'] } } },
   };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: (p: string) => ({ contents: fs.readFileSync(path.join(ROOT, 'node_modules', p), 'utf8') }) }));
+  const read = (p: string) => ({ contents: fs.readFileSync(fs.existsSync(path.join(fixtures, p)) ? path.join(fixtures, p) : path.join(ROOT, 'node_modules', p), 'utf8') });
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: read }));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`Token6.sol: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n')}`);
-  const contract = output.contracts['Token6.sol'].Token6;
-  token6 = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return token6;
+  if (errors.length > 0) throw new Error(`${name}.sol: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n')}`);
+  const contract = output.contracts[`${name}.sol`][name];
+  const result = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  compiled.set(name, result);
+  return result;
 }
 
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
@@ -116,13 +130,13 @@ export async function startAnvil(chainId = 31337): Promise<Anvil> {
         await rpc('anvil_mine', hex(count));
       },
       send,
-      async deployToken(owner, symbol, decimals, supply) {
+      async deployToken(owner, symbol, decimals, supply, options = {}) {
         let data: string;
         if (decimals === 18) {
           const artifact = JSON.parse(fs.readFileSync(createRequire(import.meta.url).resolve('@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json'), 'utf8'));
           data = deployContract(artifact.abi, artifact.bytecode, { name: `${symbol} test`, symbol, initialSupply: supply, owner });
         } else {
-          const { abi, bytecode } = compileToken6();
+          const { abi, bytecode } = compileFixture(options.blockable ? 'BlockableToken6' : 'Token6');
           data = deployContract(abi, bytecode, { name_: `${symbol} test`, symbol_: symbol, supply });
         }
         const receipt = await send({ from: owner, data, gas: 3_000_000 });
@@ -130,6 +144,15 @@ export async function startAnvil(chainId = 31337): Promise<Anvil> {
         return receipt.contractAddress;
       },
       transferToken: (token, from, to, amount, gas) => send({ from, to: token, data: `0x${Buffer.from(erc20.transfer.encodeInput({ to, value: amount })).toString('hex')}`, ...(gas ? { gas } : {}) }),
+      async setBlocked(token, owner, account, value, tip) {
+        const data = `0x${Buffer.from(token6Calls.setBlocked.encodeInput({ account, value })).toString('hex')}`;
+        if (tip === undefined) {
+          const receipt = await send({ from: owner, to: token, data });
+          if (receipt.status !== '0x1') throw new Error('setBlocked failed');
+          return;
+        }
+        await rpc('eth_sendTransaction', { from: owner, to: token, data, gas: hex(100_000), maxPriorityFeePerGas: hex(tip), maxFeePerGas: hex(tip * 4n) });
+      },
       async balanceOf(token, owner) {
         return BigInt(await rpc<string>('eth_call', { to: token, data: `0x${Buffer.from(erc20.balanceOf.encodeInput(owner)).toString('hex')}` }, 'latest'));
       },

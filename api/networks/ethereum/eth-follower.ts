@@ -105,8 +105,13 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     const candidates = [...valued.map((t) => addr.addChecksum(t.to!)), ...transfers.map((l) => recipient(l.topics[2]!))];
     const at = { hash: block.hash, height };
     // Payouts this service broadcast: their block is recorded, so their confirmations count.
+    // A mined transaction can still have failed (a token contract refusing the transfer): its receipt
+    // says so, and a reverted payout must never count as sent.
     const followed = await uow.stores.followers.followedAmong(NETWORK, block.transactions.map((t) => t.hash));
-    for (const txnId of followed) await uow.stores.followers.follow(NETWORK, txnId, at, clock());
+    for (const txnId of followed) {
+      const receipt = await rpc.call<{ status?: string } | null>('eth_getTransactionReceipt', [txnId]);
+      await uow.stores.followers.follow(NETWORK, txnId, at, clock(), receipt?.status === '0x0');
+    }
     const own = await uow.stores.followers.ownAddresses(NETWORK, candidates);
     if (own.size === 0) return;
     const confirmations = tipHeight - height + 1;
@@ -182,7 +187,10 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
 
   async function followConfirmations(tipHeight: number): Promise<void> {
     const mined = (await uow.stores.followers.followed(NETWORK)).filter((t) => t.blockHeight !== null);
-    if (mined.length > 0) await emit({ kind: 'confirmations', network: NETWORK, updates: mined.map((t) => ({ txnId: t.txnId, confirmations: tipHeight - t.blockHeight! + 1 })) });
+    if (mined.length > 0) {
+      const updates = mined.map((t) => ({ txnId: t.txnId, confirmations: tipHeight - t.blockHeight! + 1, ...(t.reverted ? { reverted: true } : {}) }));
+      await emit({ kind: 'confirmations', network: NETWORK, updates });
+    }
     await uow.stores.followers.forget(NETWORK, mined.filter((t) => tipHeight - t.blockHeight! + 1 >= FORGET_AFTER).map((t) => t.txnId));
   }
 

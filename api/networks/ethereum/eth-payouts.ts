@@ -89,6 +89,8 @@ export async function broadcastSigned(rpc: RpcClient, raw: string, hash: string)
 const erc20 = createContract(ERC20);
 const ALREADY_SENT = /already known|known transaction|already imported|transaction already exists/i;
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+/** After this many of a withdrawal's payouts reverted on chain, no new one is signed without the operator. */
+const MAX_REVERTED_PAYOUTS = 3;
 /** How often an unconfirmed payout that is not stuck yet is broadcast again. */
 const REBROADCAST_MS = 60_000;
 
@@ -132,6 +134,20 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
     });
   }
 
+  // 21,000 for ether to an account without code; otherwise the node's estimate plus a fifth. A
+  // transfer the node expects to fail (a token contract refusing it, a contract rejecting ether) is
+  // not signed: it would spend gas and move nothing. It waits, saying why, and is tried again.
+  async function gasFor(payout: Payout, to: string, value: bigint, data: string | undefined): Promise<bigint> {
+    if (data === undefined && (await rpc.call<string>('eth_getCode', [to, 'latest'])) === '0x') return 21_000n;
+    try {
+      return (BigInt(await rpc.call<string>('eth_estimateGas', [{ from: payoutAddress, to, ...(value > 0n ? { value: `0x${value.toString(16)}` } : {}), ...(data ? { data } : {}) }])) * 6n) / 5n;
+    } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
+      const refuser = data === undefined ? `The recipient ${payout.addressTo} (a contract)` : `The ${payout.asset.short} contract`;
+      throw new PayoutWaiting(`${refuser} refuses this payout: the node expects it to fail (${err.message}). Nothing was signed; it is tried again until the transfer would succeed.`);
+    }
+  }
+
   async function sign(payout: Payout): Promise<PayoutTransaction> {
     const contract = payout.asset.contractAddress?.toLowerCase();
     const token = contract === undefined ? undefined : tokens.get(contract);
@@ -150,7 +166,7 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
     const to = token ? token.asset.contractAddress! : payout.addressTo;
     const data = token ? transferData(payout.addressTo, units) : undefined;
     const value = token ? 0n : units;
-    const gasLimit = token ? (BigInt(await rpc.call<string>('eth_estimateGas', [{ from: payoutAddress, to, data }])) * 6n) / 5n : 21_000n;
+    const gasLimit = await gasFor(payout, to, value, data);
     const gasCost = gasLimit * maxFeePerGas;
     if (ether < value + gasCost) {
       throw new PayoutWaiting(
@@ -169,6 +185,12 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
       let signed = await uow.stores.wallet.payout(payout.reference);
       if (!signed) {
         if (!key) throw new PayoutWaiting(options.noSignerReason);
+        const reverted = await uow.stores.wallet.revertedPayouts(payout.reference);
+        if (reverted >= MAX_REVERTED_PAYOUTS) {
+          throw new PayoutWaiting(
+            `${reverted} payout transactions of this withdrawal were mined and reverted (nothing was sent); it is not signed again by itself. The operator must find out why the transfer fails.`,
+          );
+        }
         signed = await sign(payout);
       }
       await broadcast(signed);
