@@ -3,7 +3,11 @@
  * start-up with a one-line message naming the variable.
  */
 import path from 'node:path';
-import { CHAIN_NAMES, type ChainName } from './networks/chain-params.ts';
+
+/** Which chain a Bitcoin Core-compatible node follows, as the operator configures it. */
+export type ChainName = 'main' | 'test' | 'regtest';
+/** The chain names configuration accepts. */
+export const CHAIN_NAMES: readonly ChainName[] = ['main', 'test', 'regtest'];
 
 /** Everything the service reads from its environment. */
 export interface Config {

@@ -1,4 +1,5 @@
-import { accountPathOn, type ChainName } from './chain-params.ts';
+import type { ChainName } from '../config.ts';
+import { accountPathOn } from './chain-params.ts';
 import { hasAddressCodec } from './address-codecs.ts';
 import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';

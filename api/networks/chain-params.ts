@@ -3,11 +3,7 @@
  * the node reports, address prefixes, and the BIP44 coin type of the derivation path (1' on every
  * chain but main, as wallets do).
  */
-
-/** Which chain a node follows, as the operator configures it. */
-export type ChainName = 'main' | 'test' | 'regtest';
-/** The chain names configuration accepts. */
-export const CHAIN_NAMES: readonly ChainName[] = ['main', 'test', 'regtest'];
+import type { ChainName } from '../config.ts';
 
 /** Address parameters of one chain (as @scure/btc-signer takes them). */
 export interface ChainParams {

@@ -19,7 +19,7 @@ import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
 import { createFollowLoop } from '../follow-loop.ts';
 import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
-import type { ChainName } from '../chain-params.ts';
+import type { ChainName } from '../../config.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
 import { fromSats, type UtxoPayouts } from './utxo-payouts.ts';
