@@ -43,7 +43,8 @@ describe('slow clients', () => {
   test('production deadlines: headers within 10 s, a whole request within 40 s, as contract section 15 asks', () => {
     const options = applyServerTimeouts({});
     assert.equal(options.headersTimeout, SERVER_TIMEOUTS.headersTimeout);
-    assert.ok(SERVER_TIMEOUTS.headersTimeout + SERVER_TIMEOUTS.connectionsCheckingInterval <= 10_000);
+    // A second of margin: the check runs late under load (the bench measured 9.9 s with 8 + 2).
+    assert.ok(SERVER_TIMEOUTS.headersTimeout + SERVER_TIMEOUTS.connectionsCheckingInterval <= 9_000);
     assert.ok(SERVER_TIMEOUTS.requestTimeout + SERVER_TIMEOUTS.connectionsCheckingInterval <= 40_000);
     // Node's own defaults (60 s, 300 s, 30 s) are what this replaces.
     assert.ok(options.requestTimeout! < 300_000 && options.connectionsCheckingInterval! < 30_000);
