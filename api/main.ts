@@ -5,6 +5,7 @@ import path from 'node:path';
 import { applyServerTimeouts, createApp, DIST_DIR } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, sqliteFile } from './db/open-database.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import { startJobs } from './jobs/jobs.ts';
 import { ensureDemoMerchant } from './merchants/demo-merchant.ts';
 import { loadServerKey } from './merchants/server-key.ts';
@@ -84,11 +85,29 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** Listens on `port` (on `host`, else every interface) at once, holding requests until `serveNow` hands over the app. */
+/** How long a request that arrives while the service starts waits for it, and how many wait at most. */
+const STARTING_WAIT_MS = 10_000;
+const STARTING_QUEUE = 1_000;
+
+/** Answers a request the starting service cannot take: 503 service-starting with Retry-After. */
+function answerStarting(res: http.ServerResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify({ error: { code: 'service-starting', message: 'The service is starting. Try again in a few seconds.' } });
+  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '5', 'Content-Length': Buffer.byteLength(body) }).end(body);
+}
+
+/**
+ * Listens on `port` (on `host`, else every interface) at once. Requests that arrive before
+ * `serveNow` hands over the app wait for it, up to STARTING_WAIT_MS (a start can wait on another
+ * instance's migrations) and STARTING_QUEUE of them; past either they get 503 service-starting.
+ */
 async function takePort(port: number, host: string | undefined): Promise<{ server: http.Server; serveNow: (app: http.RequestListener) => void }> {
-  let waiting: [http.IncomingMessage, http.ServerResponse][] | undefined = [];
-  let handler: http.RequestListener = (req, res) => waiting?.push([req, res]);
-  const server = http.createServer(applyServerTimeouts({}), (req, res) => handler(req, res));
+  let waiting: { req: http.IncomingMessage; res: http.ServerResponse; timer: NodeJS.Timeout }[] | undefined = [];
+  let handler: http.RequestListener = (req, res) => {
+    if (!waiting || waiting.length >= STARTING_QUEUE) return answerStarting(res);
+    waiting.push({ req, res, timer: setTimeout(() => answerStarting(res), STARTING_WAIT_MS) });
+  };
+  const server = answerClientErrors(http.createServer(applyServerTimeouts({}), (req, res) => handler(req, res)));
   // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -101,7 +120,7 @@ async function takePort(port: number, host: string | undefined): Promise<{ serve
     const reason =
       err.code === 'EADDRINUSE'
         ? `port ${port} is already in use (set PORT to a free one)`
-        : err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+        : err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND'
           ? `HOST ${host} is not an address of this machine`
           : err.message;
     throw new Error(`cannot listen on ${where}: ${reason}`);
@@ -110,7 +129,10 @@ async function takePort(port: number, host: string | undefined): Promise<{ serve
     handler = app;
     const held = waiting ?? [];
     waiting = undefined;
-    for (const [req, res] of held) if (!res.destroyed) app(req, res);
+    for (const { req, res, timer } of held) {
+      clearTimeout(timer);
+      if (!res.headersSent && !res.destroyed) app(req, res);
+    }
   };
   return { server, serveNow };
 }

@@ -27,7 +27,7 @@ const errors = (failures: Failures) =>
 // What every operation that reads the database can answer, whoever calls it.
 const ALWAYS: Failures = {
   500: 'internal-error: something unexpected; the answer carries no detail (the log has it, under the X-Request-Id)',
-  503: 'database-unavailable (PostgreSQL unreachable) or storage-unavailable (the SQLite file cannot be written): try again after `Retry-After` seconds',
+  503: 'database-unavailable (PostgreSQL unreachable), storage-unavailable (the SQLite file cannot be written) or service-starting (a request that came while the service started, and waited 10 s): try again after `Retry-After` seconds',
 };
 const LIMITED: Failures = { 429: 'rate-limited: over the per-minute limit; `Retry-After` says when to try again' };
 const BY_KEY: Failures = { 401: 'missing-api-key or invalid-api-key', ...LIMITED, ...ALWAYS };

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { DatabaseUnavailable } from '../db/database.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ApiError } from './api-error.ts';
+import { markAnsweredEarly } from './client-errors.ts';
 
 // Failures further apart than this belong to separate episodes, each logged once.
 const EPISODE_GAP_MS = 60_000;
@@ -23,9 +24,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    // Answered before its body arrived (a wrong key, a body too large): the connection closes after
-    // the answer, rather than reading whatever the client still sends until the request deadline.
-    if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
+    // Answered before its body arrived (a wrong key, a body too large): Node reads on what the client
+    // still sends (closing now could reset the connection before the client reads this answer), and a
+    // trickle that reaches the request deadline is closed without a second answer.
+    if (hasBody(req) && !req.complete) markAnsweredEarly(req.socket);
     const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());

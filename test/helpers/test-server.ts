@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { applyServerTimeouts, createApp, type ServerTimeouts } from '../../api/app.ts';
+import { answerClientErrors } from '../../api/http/client-errors.ts';
 import type { EventStreamTiming } from '../../api/checkout/checkout.routes.ts';
 import { type Config, loadConfig } from '../../api/config.ts';
 import type { Database } from '../../api/db/database.ts';
@@ -44,7 +45,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-test-'));
   // The production server's timeouts, unless a test shortens them to watch them act.
-  const server = http.createServer(applyServerTimeouts({}, options.serverTimeouts));
+  const server = answerClientErrors(http.createServer(applyServerTimeouts({}, options.serverTimeouts)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
