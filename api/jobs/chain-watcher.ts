@@ -34,9 +34,10 @@ export function createChainWatcher(deps: ChainWatcherDeps) {
         }
         case 'confirmations': {
           const changed = new Set<string>();
-          for (const { txnId, confirmations, reverted } of event.updates) {
-            for (const id of await receipts.confirm(stores, txnId, confirmations)) changed.add(id);
-            await payouts.confirm(stores, event.network, txnId, confirmations, reverted ?? false);
+          for (const update of event.updates) {
+            // A reverted transaction paid nothing: only a payout of ours can be one, and it never counts.
+            if (!update.reverted) for (const id of await receipts.confirm(stores, update.txnId, update.confirmations)) changed.add(id);
+            await payouts.confirm(stores, event.network, update);
           }
           return [...changed];
         }

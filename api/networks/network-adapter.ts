@@ -24,6 +24,8 @@ export interface ConfirmationUpdate {
   confirmations: number;
   /** Mined but failed (an Ethereum transaction whose receipt says it reverted): it moved nothing. */
   reverted?: boolean;
+  /** Its block is final (the node's finalized block, or deep enough where the node names none). */
+  final?: boolean;
 }
 
 /** What a network adapter reports. */

@@ -133,16 +133,31 @@ export class WalletStore {
   }
 
   /**
-   * Sets aside a withdrawal's payout that was mined and reverted, under `<withdrawal id>:reverted:<hash>`,
-   * so the withdrawal can be signed again as a new transaction; the reverted one stays as history.
+   * Sets aside a withdrawal's payout that was mined and reverted (the stored transaction, or one it
+   * replaced on the same nonce), under `<withdrawal id>:reverted:<hash>`, so the withdrawal can be
+   * signed again as a new transaction; the reverted one stays as history. False if the stored payout
+   * is not that one.
    */
-  async retirePayout(withdrawalId: string, revertedTxnId: string): Promise<void> {
-    await this.sql.run('UPDATE payout_transactions SET withdrawal_id = ? WHERE withdrawal_id = ?', [`${withdrawalId}${REVERTED_MARK}${revertedTxnId}`, withdrawalId]);
+  async retirePayout(withdrawalId: string, revertedTxnId: string): Promise<boolean> {
+    return (
+      (await this.sql.run('UPDATE payout_transactions SET withdrawal_id = ?, reverted_of = ? WHERE withdrawal_id = ? AND (txn_id = ? OR replaced_txn_ids LIKE ?)', [
+        `${withdrawalId}${REVERTED_MARK}${revertedTxnId}`,
+        withdrawalId,
+        withdrawalId,
+        revertedTxnId,
+        `%"${revertedTxnId}"%`,
+      ])) === 1
+    );
+  }
+
+  /** Whether this transaction of a withdrawal's was mined, reverted and set aside. */
+  async isRetired(withdrawalId: string, txnId: string): Promise<boolean> {
+    return (await this.payout(`${withdrawalId}${REVERTED_MARK}${txnId}`)) !== undefined;
   }
 
   /** How many of a withdrawal's payouts were mined and reverted. */
   async revertedPayouts(withdrawalId: string): Promise<number> {
-    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM payout_transactions WHERE withdrawal_id LIKE ?', [`${withdrawalId}${REVERTED_MARK}%`]);
+    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM payout_transactions WHERE reverted_of = ?', [withdrawalId]);
     return Number(row?.n ?? 0);
   }
 

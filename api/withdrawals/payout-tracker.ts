@@ -3,6 +3,7 @@
  * (nothing moved), back to waiting for a new transaction. Runs inside the chain watcher's transaction.
  */
 import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { ConfirmationUpdate } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Stores } from '../unit-of-work.ts';
 import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
@@ -13,24 +14,26 @@ export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Cloc
   return {
     /**
      * Records a payout transaction's confirmations; the withdrawal completes once the network's are
-     * reached. A reverted one never completes: once its failure is as final as a completion would
-     * be (the same confirmations, so a reorganisation cannot mine it again with another outcome), the
-     * withdrawal is released for a new transaction on a new nonce.
+     * reached. A reverted one moved nothing: it never counts. Once its block is final (no
+     * reorganisation can mine it again, perhaps succeeding, beside a new transaction), the withdrawal
+     * is released to be signed again on a new nonce.
      */
-    async confirm(stores: Stores, network: string, txnId: string, confirmations: number, reverted = false): Promise<void> {
+    async confirm(stores: Stores, network: string, update: ConfirmationUpdate): Promise<void> {
+      const { txnId, confirmations } = update;
       const withdrawal = await stores.withdrawals.findByTxnId(txnId);
       if (!withdrawal) return;
-      const needed = registry.network(network).confirmationsNeeded;
-      const counted = Math.min(confirmations, needed);
       const now = clock();
-      if (reverted && counted >= needed) {
+      if (update.reverted) {
+        if (!update.final) return;
         const reason = `The payout transaction ${txnId} was mined but reverted: nothing was sent (only its gas was spent). It is signed again as a new transaction.`;
         if (await stores.withdrawals.payoutReverted(withdrawal.id, txnId, reason, now)) await stores.wallet.retirePayout(withdrawal.id, txnId);
         return;
       }
+      const needed = registry.network(network).confirmationsNeeded;
+      const counted = Math.min(confirmations, needed);
       if (withdrawal.confirmations === counted) return;
       await stores.withdrawals.setConfirmations(withdrawal.id, counted, now);
-      if (counted >= needed && !reverted) await transitions.move(stores, withdrawal.id, 'APPROVED', 'COMPLETE', now);
+      if (counted >= needed) await transitions.move(stores, withdrawal.id, 'APPROVED', 'COMPLETE', now);
     },
   };
 }

@@ -234,7 +234,14 @@ describe('ethereum payouts from the payout address (anvil)', () => {
       await node.rpc('evm_setAutomine', true);
     }
     assert.equal((await node.rpc<{ status: string }>('eth_getTransactionReceipt', reverted)).status, '0x0', 'mined, and reverted');
+    // Past the network's confirmations but not final: a reorganisation could still mine it again (and
+    // this time succeed), so no second transaction yet, and the reverted one counts for nothing.
     await node.mine(13);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const notFinal = await read(w.id);
+    assert.deepEqual([notFinal.status, notFinal.txnId, notFinal.confirmations], ['APPROVED', reverted, 0]);
+    // Final (anvil's finalized block is 64 below its tip): released, to be signed again.
+    await node.mine(64);
     const released = await until(() => read(w.id), (r) => r.txnId === null, 'the reverted payout released');
     assert.equal(released.status, 'APPROVED', 'never COMPLETE on a transaction that moved nothing');
     assert.equal(released.confirmations, 0);

@@ -23,7 +23,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
 import type { ChainCursor } from '../follower.store.ts';
-import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
+import { NodeUnreachable, type RpcClient, RpcError } from '../json-rpc-client.ts';
 import { createFollowLoop } from '../follow-loop.ts';
 import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { EthPayouts } from './eth-payouts.ts';
@@ -33,6 +33,8 @@ import { type EthTokens, formatUnits } from './eth-tokens.ts';
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const NETWORK = 'ethereum';
 const FORGET_AFTER = 100;
+// How deep a block is final on a node that names no finalized block (two epochs of 32 slots).
+const FINAL_DEPTH = 64;
 const BLOCKS_PER_POLL = 50;
 
 interface EthTransaction {
@@ -108,10 +110,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     // A mined transaction can still have failed (a token contract refusing the transfer): its receipt
     // says so, and a reverted payout must never count as sent.
     const followed = await uow.stores.followers.followedAmong(NETWORK, block.transactions.map((t) => t.hash));
-    for (const txnId of followed) {
-      const receipt = await rpc.call<{ status?: string } | null>('eth_getTransactionReceipt', [txnId]);
-      await uow.stores.followers.follow(NETWORK, txnId, at, clock(), receipt?.status === '0x0');
-    }
+    for (const txnId of followed) await uow.stores.followers.follow(NETWORK, txnId, at, clock(), (await receiptIn(block, txnId)).status === '0x0');
     const own = await uow.stores.followers.ownAddresses(NETWORK, candidates);
     if (own.size === 0) return;
     const confirmations = tipHeight - height + 1;
@@ -122,8 +121,8 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     for (const txn of valued) {
       const to = addr.addChecksum(txn.to!);
       if (!own.has(to)) continue;
-      const receipt = await rpc.call<{ status?: string } | null>('eth_getTransactionReceipt', [txn.hash]);
-      if (receipt?.status !== '0x1') {
+      const receipt = await receiptIn(block, txn.hash);
+      if (receipt.status !== '0x1') {
         logger.warn({ txnId: txn.hash, to }, 'a reverted transaction sent ether to a payment address; not counted');
         continue;
       }
@@ -141,6 +140,26 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       summed.set(key, entry);
     }
     for (const t of summed.values()) await report(t.txnId, t.from, t.to, t.asset, formatUnits(t.value, t.decimals));
+  }
+
+  // A transaction's receipt in this block. A node behind a load balancer may not have it yet, or have
+  // it from another block: then the block is read again on the next poll, never taken as a success.
+  async function receiptIn(block: EthBlock, txnId: string): Promise<{ status?: string }> {
+    const receipt = await rpc.call<{ status?: string; blockHash?: string } | null>('eth_getTransactionReceipt', [txnId]);
+    if (!receipt || receipt.blockHash !== block.hash) throw new Error(`the node has no receipt of ${txnId} in block ${block.hash} yet; the block is read again`);
+    return receipt;
+  }
+
+  // The block no reorganisation takes back: the node's finalized block, or FINAL_DEPTH below the tip
+  // on a node that names none.
+  async function finalizedHeight(tipHeight: number): Promise<number> {
+    try {
+      const finalized = await rpc.call<EthBlock | null>('eth_getBlockByNumber', ['finalized', false]);
+      if (finalized) return Number(BigInt(finalized.number));
+    } catch (err) {
+      if (!(err instanceof RpcError)) throw err;
+    }
+    return tipHeight - FINAL_DEPTH;
   }
 
   // The parent of a block the follower processed; the conservative fallback when the node forgot it.
@@ -187,11 +206,17 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
 
   async function followConfirmations(tipHeight: number): Promise<void> {
     const mined = (await uow.stores.followers.followed(NETWORK)).filter((t) => t.blockHeight !== null);
-    if (mined.length > 0) {
-      const updates = mined.map((t) => ({ txnId: t.txnId, confirmations: tipHeight - t.blockHeight! + 1, ...(t.reverted ? { reverted: true } : {}) }));
-      await emit({ kind: 'confirmations', network: NETWORK, updates });
-    }
-    await uow.stores.followers.forget(NETWORK, mined.filter((t) => tipHeight - t.blockHeight! + 1 >= FORGET_AFTER).map((t) => t.txnId));
+    if (mined.length === 0) return;
+    const final = mined.some((t) => t.reverted) ? await finalizedHeight(tipHeight) : -1;
+    const updates = mined.map((t) => ({
+      txnId: t.txnId,
+      confirmations: tipHeight - t.blockHeight! + 1,
+      ...(t.reverted ? { reverted: true, final: t.blockHeight! <= final } : {}),
+    }));
+    await emit({ kind: 'confirmations', network: NETWORK, updates });
+    // A reverted payout is followed until its block is final, however long finality takes.
+    const forgotten = mined.filter((t) => tipHeight - t.blockHeight! + 1 >= FORGET_AFTER && (!t.reverted || t.blockHeight! <= final));
+    await uow.stores.followers.forget(NETWORK, forgotten.map((t) => t.txnId));
   }
 
   async function poll(): Promise<void> {

@@ -142,7 +142,8 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
     try {
       return (BigInt(await rpc.call<string>('eth_estimateGas', [{ from: payoutAddress, to, ...(value > 0n ? { value: `0x${value.toString(16)}` } : {}), ...(data ? { data } : {}) }])) * 6n) / 5n;
     } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
+      // Only a revert is a refusal; anything else (a node's hiccup) is an error, tried again.
+      if (!(err instanceof RpcError) || !(err.code === 3 || /revert/i.test(err.message))) throw err;
       const refuser = data === undefined ? `The recipient ${payout.addressTo} (a contract)` : `The ${payout.asset.short} contract`;
       throw new PayoutWaiting(`${refuser} refuses this payout: the node expects it to fail (${err.message}). Nothing was signed; it is tried again until the transfer would succeed.`);
     }
@@ -193,9 +194,9 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
         }
         signed = await sign(payout);
       }
-      await broadcast(signed);
-      // Followed from now on, so its confirmations reach the withdrawal.
+      // Followed before it is broadcast: a block mined at once (or read by another instance) finds it.
       await uow.stores.followers.followIfNew('ethereum', signed.txnId, clock());
+      await broadcast(signed);
       return { txnId: signed.txnId, addressFrom: payoutAddress };
     },
     async resend(reference) {
