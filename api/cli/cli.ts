@@ -1,6 +1,7 @@
 /**
- * Operator commands: merchants (create, rotate-keys, list), webhooks (add, list, delete) and the
- * SQLite-to-PostgreSQL import.
+ * Operator commands: merchants (create, rotate-keys, list), webhooks (add, list, delete), the
+ * payout wallet, token contracts, sweeps, cancelling a stuck withdrawal, and the SQLite-to-PostgreSQL
+ * import.
  * With --json, stdout carries exactly one JSON document.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ import { ASSET_USAGE, assetCommand } from './asset-command.ts';
 import { SWEEP_USAGE, sweepCommand } from './sweep-command.ts';
 import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
 import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
+import { WITHDRAWAL_USAGE, withdrawalCommand } from './withdrawal-command.ts';
 
 const USAGE = `Usage:
   npm run cli -- merchant create --name NAME [--email EMAIL] [--site-url URL] [--logo-url URL] [--json]
@@ -29,6 +31,7 @@ ${WEBHOOK_USAGE}
 ${WALLET_USAGE}
 ${ASSET_USAGE}
 ${SWEEP_USAGE}
+${WITHDRAWAL_USAGE}
 
 merchant create: creates a merchant in the configured store (DATABASE_URL, else DATA_DIR, default
 ./data) and prints its API key and secret key, once.
@@ -46,6 +49,9 @@ asset set-contract: the contract address of an ethereum token (USDT, USDC) on th
 on (mainnet contracts are the default); restart the service to watch it.
 sweep: moves every ethereum payment address's ETH and tokens to the payout address now (tokens
 need their gas sent first: run it again once that is mined); the service also sweeps by itself.
+withdrawal cancel: cancels an APPROVED withdrawal that cannot go out (a recipient the token blocks,
+payouts that reverted) and puts its amount back in the merchant's available balance; refused while a
+payout transaction is signed for it.
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
@@ -65,6 +71,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   if (resource === 'wallet') return walletCommand(argv.slice(1), out, err);
   if (resource === 'asset') return assetCommand(action, rest, out, err);
   if (resource === 'sweep') return sweepCommand(argv.slice(1), out, err);
+  if (resource === 'withdrawal') return withdrawalCommand(action, rest, out, err);
   if (resource === 'merchant' && action === 'rotate-keys') return rotateKeysCommand(rest, out, err);
   if (resource === 'merchant' && action === 'list') return listCommand(rest, out, err);
   if (resource !== 'merchant' || action !== 'create') {

@@ -154,6 +154,15 @@ export class WithdrawalStore {
   }
 
   /**
+   * Whether the withdrawal still waits for its payout (APPROVED, nothing sent), locking its row until
+   * the transaction ends (PostgreSQL): a payout is signed only while this holds, so an operator's
+   * cancel and a signing cannot both go through.
+   */
+  async lockPayable(id: string): Promise<boolean> {
+    return (await this.sql.get(`SELECT id FROM withdrawals WHERE id = ? AND status = 'APPROVED' AND txn_id IS NULL${this.sql.dialect.forUpdate}`, [id])) !== undefined;
+  }
+
+  /**
    * A sent payout that was mined and reverted moved nothing: the withdrawal goes back to waiting for
    * its payout (no transaction, no confirmations), saying why; false if it changed meanwhile.
    */

@@ -267,6 +267,64 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     assert.equal(balance.reserved, '0.000000');
   });
 
+  test('the operator cancels an approved withdrawal that cannot go out (never sent, or reverted) and its amount returns; not while a payout is signed', async () => {
+    await pay('30', USDC);
+    const recipient = node.accounts[5]!;
+    const usdcBalance = async () => {
+      const row = (await api.get('/balance')).body.data.find((b: { asset: { short: string; network: string } }) => b.asset.short === 'USDC' && b.asset.network === 'ethereum');
+      return { available: Number(row.available), reserved: Number(row.reserved) };
+    };
+    const cancel = (id: string) => cli('withdrawal', 'cancel', '--id', id, '--json');
+    await node.setBlocked(usdc, payer, recipient, true);
+
+    // Never sent: the node refuses the transfer, so it waits with its amount reserved.
+    const never = await withdraw('5', USDC, recipient);
+    await api.post(`/withdrawal/${never.id}/approve`, {});
+    await until(() => read(never.id), (r) => /refuses this payout/.test(r.failureReason ?? ''), 'the refusal');
+    let before = await usdcBalance();
+    const first = JSON.parse(await cancel(never.id));
+    assert.deepEqual([first.id, first.status], [never.id, 'CANCELLED']);
+    let after = await usdcBalance();
+    assert.deepEqual([after.available - before.available, after.reserved - before.reserved], [5, -5], 'the reservation released');
+
+    // Reverted once mined and released: the amount left the ledger with that broadcast, and returns.
+    await node.setBlocked(usdc, payer, recipient, false);
+    const reverted = await withdraw('5', USDC, recipient);
+    await node.rpc('evm_setAutomine', false);
+    try {
+      assert.match((await api.post(`/withdrawal/${reverted.id}/approve`, {})).body.txnId, /^0x/);
+      await node.setBlocked(usdc, payer, recipient, true, 100n * 10n ** 9n);
+      await node.mine(1);
+    } finally {
+      await node.rpc('evm_setAutomine', true);
+    }
+    await node.mine(70);
+    await until(() => read(reverted.id), (r) => r.txnId === null && /refuses this payout/.test(r.failureReason ?? ''), 'released, then refused');
+    before = await usdcBalance();
+    assert.equal(JSON.parse(await cancel(reverted.id)).status, 'CANCELLED');
+    after = await usdcBalance();
+    assert.deepEqual([after.available - before.available, after.reserved - before.reserved], [5, 0]);
+
+    // A signed payout may still reach the network: no cancel while it stands.
+    await node.setBlocked(usdc, payer, recipient, false);
+    const inFlight = await withdraw('5', USDC, recipient);
+    await node.rpc('evm_setAutomine', false);
+    try {
+      const txnId = (await api.post(`/withdrawal/${inFlight.id}/approve`, {})).body.txnId as string;
+      await assert.rejects(cancel(inFlight.id), (e: { code: number; stderr: string }) => {
+        assert.equal(e.code, 1);
+        assert.equal(e.stderr, `A payout transaction (${txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.\n`);
+        return true;
+      });
+      assert.equal((await read(inFlight.id)).status, 'APPROVED', 'nothing changed');
+    } finally {
+      await node.rpc('evm_setAutomine', true);
+    }
+    await node.mine(4);
+    await until(() => read(inFlight.id), (r) => r.status === 'COMPLETE', 'the payout in flight completing');
+    await assert.rejects(cancel(inFlight.id), /The withdrawal is COMPLETE; this command cancels an APPROVED one/);
+  });
+
   test('kill -9 between signing and broadcasting: the same transaction is broadcast after restart', async () => {
     const w = await withdraw('0.02', ETH);
     proxy.cut.add('eth_sendRawTransaction');

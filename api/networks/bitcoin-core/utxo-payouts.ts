@@ -102,6 +102,9 @@ export function createUtxoPayouts(options: UtxoPayoutOptions): UtxoPayouts {
         return await uow.transaction(async (stores) => {
           const earlier = await stores.wallet.payout(payout.reference);
           if (earlier) return earlier;
+          if (!(await stores.withdrawals.lockPayable(payout.reference))) {
+            throw new PayoutWaiting('The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.');
+          }
           const outputs = await stores.wallet.spendable(network);
           const inputs = outputs.map((o) => ({ txid: hex.decode(o.txnId), index: o.vout, witnessUtxo: { script: hex.decode(o.script), amount: o.value } }));
           const total = outputs.reduce((sum, o) => sum + o.value, 0n);

@@ -89,6 +89,7 @@ export async function broadcastSigned(rpc: RpcClient, raw: string, hash: string)
 const erc20 = createContract(ERC20);
 const ALREADY_SENT = /already known|known transaction|already imported|transaction already exists/i;
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+const NOT_PAYABLE = 'The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.';
 /** After this many of a withdrawal's payouts reverted on chain, no new one is signed without the operator. */
 const MAX_REVERTED_PAYOUTS = 3;
 /** How often an unconfirmed payout that is not stuck yet is broadcast again. */
@@ -124,6 +125,7 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
     return uow.transaction(async (stores) => {
       const earlier = await stores.wallet.payout(reference);
       if (earlier) return earlier;
+      if (!reference.startsWith(TOP_UP_PREFIX) && !(await stores.withdrawals.lockPayable(reference))) throw new PayoutWaiting(NOT_PAYABLE);
       const nonce = await stores.wallet.takeNonce(payoutAddress, nodeNext);
       const { data, ...rest } = fields;
       const tx = Transaction.prepare({ ...rest, nonce, chainId: BigInt(options.chainId), ...(data ? { data } : {}) });

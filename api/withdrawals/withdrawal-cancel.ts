@@ -1,0 +1,57 @@
+/**
+ * @module The operator's way out for an approved withdrawal that cannot go out (a recipient the
+ * token blacklists, payouts that reverted): cancelled, and its amount back in the merchant's
+ * available balance. Only while nothing is signed for it: a signed payout may still reach the
+ * network, and cancelling then could pay and refund the same amount.
+ */
+import { post } from '../balance/ledger.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { Clock } from '../shared/clock.ts';
+import { parseAmount, ZERO } from '../shared/money.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+import type { Withdrawal } from './withdrawal.store.ts';
+import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
+
+/** Why an approved withdrawal cannot be cancelled now; the message says what to do. */
+export class CancelRefused extends Error {
+  override name = 'CancelRefused';
+}
+
+/** Creates the operator's cancel. */
+export function createWithdrawalCancel(deps: { uow: UnitOfWork; registry: AssetRegistry; clock: Clock; transitions: WithdrawalTransitions }) {
+  const { uow, registry, clock, transitions } = deps;
+  return {
+    /** Cancels an APPROVED withdrawal with no payout signed, and releases its amount; throws CancelRefused otherwise. */
+    async cancelApproved(id: string): Promise<Withdrawal> {
+      return uow.transaction(async (stores) => {
+        const found = await stores.withdrawals.findById(id);
+        if (!found) throw new CancelRefused(`No withdrawal with id "${id}".`);
+        if (found.status !== 'APPROVED') throw new CancelRefused(`The withdrawal is ${found.status}; this command cancels an APPROVED one (the merchant cancels an OPEN one through the API).`);
+        const now = clock();
+        // The conditional move takes the row, so a payout being signed now either committed before
+        // (and is found below) or finds the withdrawal cancelled and signs nothing.
+        if (!(await transitions.move(stores, id, 'APPROVED', 'CANCELLED', now))) throw new CancelRefused('The withdrawal changed meanwhile; look at it again.');
+        const signed = await stores.wallet.payout(id);
+        if (found.txnId !== null || signed) {
+          throw new CancelRefused(
+            `A payout transaction (${found.txnId ?? signed!.txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`,
+          );
+        }
+        const asset = registry.byId(found.assetId);
+        const amount = parseAmount(found.amount);
+        // Before any broadcast the amount is still reserved; after one that reverted it left the ledger then.
+        const sent = await stores.ledger.hasWithdrawalStep(id, 'withdrawal-send');
+        await post(stores.ledger, clock, {
+          merchantId: found.merchantId,
+          assetId: asset.id,
+          decimals: asset.decimals,
+          kind: 'withdrawal-release',
+          availableDelta: amount,
+          reservedDelta: sent ? ZERO : amount.negated(),
+          withdrawalId: id,
+        });
+        return (await stores.withdrawals.findById(id))!;
+      });
+    },
+  };
+}
