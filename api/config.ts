@@ -92,7 +92,7 @@ const HOST_PATTERN = /^(?:[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*|[0-9A-Fa-f:.]*:[0-9A
 function hostOf(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.HOST?.trim();
   if (!raw) return undefined;
-  if (!HOST_PATTERN.test(raw) || raw.length > 253) throw new ConfigError(`HOST must be an address or host name to listen on (127.0.0.1, ::1, localhost, 0.0.0.0), got "${raw}"`);
+  if (raw.length > 253 || !HOST_PATTERN.test(raw)) throw new ConfigError(`HOST must be an address or host name to listen on (127.0.0.1, ::1, localhost, 0.0.0.0), got "${raw}"`);
   return raw;
 }
 
