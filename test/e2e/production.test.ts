@@ -6,7 +6,8 @@ import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
-import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { freePort, type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 let server: ServerProcess;
@@ -142,6 +143,34 @@ test('HOST: listens on that address alone; a malformed one, or one this machine 
       await loopbackOnly.stop();
     }
   } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a request that arrives while the service is still starting is held and answered, not refused', { skip: process.env.TEST_DATABASE_URL ? 'holds a SQLite lock' : false }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-starting-'));
+  fs.writeFileSync(path.join(dataDir, 'wallet-mnemonic.txt'), `${MNEMONIC}\n`, { mode: 0o600 });
+  await (await startServerProcess({ NODE_ENV: 'production', SIMULATOR: 'off', DATA_DIR: dataDir })).stop();
+  // Another process holds the database's write lock: the start waits on it (as on another
+  // instance's migrations), after the port is taken.
+  const lock = new BetterSqlite3(path.join(dataDir, 'checkout.db'));
+  lock.exec('BEGIN IMMEDIATE');
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', SIMULATOR: 'off', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const answer = fetch(`http://127.0.0.1:${port}/health`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    lock.exec('COMMIT');
+    assert.equal((await answer).status, 200);
+  } finally {
+    if (lock.inTransaction) lock.exec('ROLLBACK');
+    lock.close();
+    child.kill();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
