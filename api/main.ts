@@ -1,4 +1,5 @@
 /** Starts the service: configuration, database, services, HTTP server and background jobs. */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -93,7 +94,9 @@ const STARTING_QUEUE = 1_000;
 function answerStarting(res: http.ServerResponse): void {
   if (res.headersSent || res.destroyed) return;
   const body = JSON.stringify({ error: { code: 'service-starting', message: 'The service is starting. Try again in a few seconds.' } });
-  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '5', 'Content-Length': Buffer.byteLength(body) }).end(body);
+  res
+    .writeHead(503, { 'X-Request-Id': randomUUID(), 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '5', 'Content-Length': Buffer.byteLength(body) })
+    .end(body);
 }
 
 /**
@@ -102,10 +105,21 @@ function answerStarting(res: http.ServerResponse): void {
  * instance's migrations) and STARTING_QUEUE of them; past either they get 503 service-starting.
  */
 async function takePort(port: number, host: string | undefined): Promise<{ server: http.Server; serveNow: (app: http.RequestListener) => void }> {
-  let waiting: { req: http.IncomingMessage; res: http.ServerResponse; timer: NodeJS.Timeout }[] | undefined = [];
+  let waiting: Map<http.ServerResponse, { req: http.IncomingMessage; timer: NodeJS.Timeout }> | undefined = new Map();
   let handler: http.RequestListener = (req, res) => {
-    if (!waiting || waiting.length >= STARTING_QUEUE) return answerStarting(res);
-    waiting.push({ req, res, timer: setTimeout(() => answerStarting(res), STARTING_WAIT_MS) });
+    if (!waiting || waiting.size >= STARTING_QUEUE) return answerStarting(res);
+    const leave = () => {
+      clearTimeout(waiting?.get(res)?.timer);
+      waiting?.delete(res);
+    };
+    waiting.set(res, {
+      req,
+      timer: setTimeout(() => {
+        leave();
+        answerStarting(res);
+      }, STARTING_WAIT_MS),
+    });
+    res.once('close', leave);
   };
   const server = answerClientErrors(http.createServer(applyServerTimeouts({}), (req, res) => handler(req, res)));
   // Express 5's app.listen calls its callback on an error too; listen here and announce only success.
@@ -127,9 +141,9 @@ async function takePort(port: number, host: string | undefined): Promise<{ serve
   });
   const serveNow = (app: http.RequestListener) => {
     handler = app;
-    const held = waiting ?? [];
+    const held = [...(waiting ?? new Map()).entries()];
     waiting = undefined;
-    for (const { req, res, timer } of held) {
+    for (const [res, { req, timer }] of held) {
       clearTimeout(timer);
       if (!res.headersSent && !res.destroyed) app(req, res);
     }

@@ -8,9 +8,14 @@ import type { Socket } from 'node:net';
 
 const answeredEarly = new WeakSet<Socket>();
 
-/** Marks a socket whose request was answered (a wrong key, a body too large) while its body still came. */
-export function markAnsweredEarly(socket: Socket): void {
+/**
+ * Marks the socket of a request answered (a wrong key, a body too large) while its body still came,
+ * until that body ends: a later request on the same connection is answered as usual.
+ */
+export function markAnsweredEarly(req: http.IncomingMessage): void {
+  const { socket } = req;
   answeredEarly.add(socket);
+  req.once('end', () => answeredEarly.delete(socket));
 }
 
 // Node's own answers to the errors it reports.
@@ -22,9 +27,10 @@ const ANSWERS: Record<string, string> = {
 
 /** Answers the server's client errors; returns the server. */
 export function answerClientErrors(server: http.Server): http.Server {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: http.ServerResponse | null }) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: (http.ServerResponse & { _headerSent?: boolean }) | null }) => {
+    // As Node does: an answer only where none of the response in flight reached the socket yet.
     const inFlight = socket._httpMessage;
-    if (!answeredEarly.has(socket) && socket.writable && (!inFlight || !inFlight.headersSent)) {
+    if (!answeredEarly.has(socket) && socket.writable && (!inFlight || !inFlight._headerSent)) {
       socket.write(`HTTP/1.1 ${ANSWERS[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
     }
     socket.destroy();

@@ -27,7 +27,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Answered before its body arrived (a wrong key, a body too large): Node reads on what the client
     // still sends (closing now could reset the connection before the client reads this answer), and a
     // trickle that reaches the request deadline is closed without a second answer.
-    if (hasBody(req) && !req.complete) markAnsweredEarly(req.socket);
+    if (hasBody(req) && !req.complete) markAnsweredEarly(req);
     const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());

@@ -76,6 +76,9 @@ export class PayoutWaiting extends Error {
   override name = 'PayoutWaiting';
 }
 
+/** Why a payout was not signed: its withdrawal was cancelled (by the operator) meanwhile. */
+export const NO_LONGER_PAYABLE = 'The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.';
+
 /** One network's connection to its chain. */
 export interface NetworkAdapter {
   readonly network: string;

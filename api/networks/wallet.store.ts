@@ -150,11 +150,6 @@ export class WalletStore {
     );
   }
 
-  /** Whether this transaction of a withdrawal's was mined, reverted and set aside. */
-  async isRetired(withdrawalId: string, txnId: string): Promise<boolean> {
-    return (await this.payout(`${withdrawalId}${REVERTED_MARK}${txnId}`)) !== undefined;
-  }
-
   /** How many of a withdrawal's payouts were mined and reverted. */
   async revertedPayouts(withdrawalId: string): Promise<number> {
     const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM payout_transactions WHERE reverted_of = ?', [withdrawalId]);

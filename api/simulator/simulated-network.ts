@@ -9,7 +9,7 @@ import { UniqueViolation } from '../db/database.ts';
 import { ApiError } from '../http/api-error.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
 import type { Asset, Network } from '../networks/asset-registry.ts';
-import type { ChainEvent, NetworkAdapter, Payout, SentPayout } from '../networks/network-adapter.ts';
+import { type ChainEvent, type NetworkAdapter, NO_LONGER_PAYABLE, type Payout, PayoutWaiting, type SentPayout } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -50,7 +50,7 @@ export function createSimulatedNetwork(deps: { uow: UnitOfWork; network: Network
   async function record(transaction: Omit<SimulatedTransaction, 'txnId' | 'network'>, reference: string | null): Promise<SimulatedTransaction> {
     const txnId = transactionId(name);
     const height = await chains.height(name);
-    await chains.insert({
+    const row = {
       txnId,
       network: name,
       assetId: transaction.asset.id,
@@ -61,7 +61,15 @@ export function createSimulatedNetwork(deps: { uow: UnitOfWork; network: Network
       blockHeight: transaction.confirmations > 0 ? height - transaction.confirmations + 1 : null,
       reference,
       createdAt: clock(),
-    });
+    };
+    if (reference === null) await chains.insert(row);
+    else {
+      // A payout goes out only while its withdrawal waits for one (the operator may cancel it).
+      await uow.transaction(async (stores) => {
+        if (!(await stores.withdrawals.lockPayable(reference))) throw new PayoutWaiting(NO_LONGER_PAYABLE);
+        await stores.chains.insert(row);
+      });
+    }
     const simulated: SimulatedTransaction = { ...transaction, txnId, network: name };
     await onEvent({
       kind: 'transaction',

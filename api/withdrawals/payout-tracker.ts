@@ -26,7 +26,9 @@ export function createPayoutTracker(deps: { registry: AssetRegistry; clock: Cloc
       if (update.reverted) {
         if (!update.final) return;
         const reason = `The payout transaction ${txnId} was mined but reverted: nothing was sent (only its gas was spent). It is signed again as a new transaction.`;
-        if (await stores.withdrawals.payoutReverted(withdrawal.id, txnId, reason, now)) await stores.wallet.retirePayout(withdrawal.id, txnId);
+        if (!(await stores.withdrawals.payoutReverted(withdrawal.id, txnId, reason, now))) return;
+        // Released only with its stored payout set aside, or the payout job would broadcast the dead one again.
+        if (!(await stores.wallet.retirePayout(withdrawal.id, txnId))) throw new Error(`the stored payout of withdrawal ${withdrawal.id} is not ${txnId}, which reverted; nothing released`);
         return;
       }
       const needed = registry.network(network).confirmationsNeeded;

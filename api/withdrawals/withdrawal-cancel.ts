@@ -31,12 +31,8 @@ export function createWithdrawalCancel(deps: { uow: UnitOfWork; registry: AssetR
         // The conditional move takes the row, so a payout being signed now either committed before
         // (and is found below) or finds the withdrawal cancelled and signs nothing.
         if (!(await transitions.move(stores, id, 'APPROVED', 'CANCELLED', now))) throw new CancelRefused('The withdrawal changed meanwhile; look at it again.');
-        const signed = await stores.wallet.payout(id);
-        if (found.txnId !== null || signed) {
-          throw new CancelRefused(
-            `A payout transaction (${found.txnId ?? signed!.txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`,
-          );
-        }
+        const signed = found.txnId ?? (await stores.wallet.payout(id))?.txnId ?? (await stores.chains.byReference(id))?.txnId;
+        if (signed) throw new CancelRefused(`A payout transaction (${signed}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`);
         const asset = registry.byId(found.assetId);
         const amount = parseAmount(found.amount);
         // Before any broadcast the amount is still reserved; after one that reverted it left the ledger then.

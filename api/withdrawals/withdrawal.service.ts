@@ -133,8 +133,6 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
 
   function recordSent(withdrawal: Withdrawal, txnId: string, addressFrom: string): Promise<void> {
     return uow.transaction(async (stores) => {
-      // A send that read a payout before it reverted and was set aside must not attach it again.
-      if (await stores.wallet.isRetired(withdrawal.id, txnId)) return;
       if (!(await stores.withdrawals.markSent(withdrawal.id, txnId, addressFrom, clock()))) return;
       // A payout signed again after one reverted: the reservation left the ledger with the first.
       if (await stores.ledger.hasWithdrawalStep(withdrawal.id, 'withdrawal-send')) return;

@@ -150,7 +150,16 @@ export class WithdrawalStore {
 
   /** Records the broadcast payout; false if it was already recorded. */
   async markSent(id: string, txnId: string, addressFrom: string, at: number): Promise<boolean> {
-    return (await this.sql.run('UPDATE withdrawals SET txn_id = ?, address_from = ?, failure_reason = NULL, updated_at = ? WHERE id = ? AND txn_id IS NULL', [txnId, addressFrom, at, id])) === 1;
+    // Never a transaction that reverted and was set aside (a send that read it before), nor one
+    // that replaced it on its nonce; never on a withdrawal no longer APPROVED.
+    return (
+      (await this.sql.run(
+        `UPDATE withdrawals SET txn_id = ?, address_from = ?, failure_reason = NULL, updated_at = ?
+         WHERE id = ? AND txn_id IS NULL AND status = 'APPROVED'
+           AND NOT EXISTS (SELECT 1 FROM payout_transactions p WHERE p.reverted_of = ? AND (p.txn_id = ? OR p.replaced_txn_ids LIKE ?))`,
+        [txnId, addressFrom, at, id, id, txnId, `%"${txnId}"%`],
+      )) === 1
+    );
   }
 
   /**

@@ -118,6 +118,13 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     assert.equal(sent.failureReason, undefined);
   });
 
+  /** Waits until the service's follower has read every block the node has (and applied their confirmations). */
+  const atTip = async () => {
+    const tip = Number(BigInt(await node.rpc<string>('eth_blockNumber')));
+    const height = async () => ((await (await fetch(`${server.url}/health`)).json()) as { networks: { ethereum: { height: number } } }).networks.ethereum.height;
+    await until(height, (h) => h === tip, 'the follower at the tip');
+  };
+
   const etherOf = async (address: string) => BigInt(await node.rpc<string>('eth_getBalance', address, 'latest'));
 
   test('sweep --network ethereum moves the payment addresses\' ETH, then (after sending their gas) their tokens, to the payout address', async () => {
@@ -237,7 +244,7 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     // Past the network's confirmations but not final: a reorganisation could still mine it again (and
     // this time succeed), so no second transaction yet, and the reverted one counts for nothing.
     await node.mine(13);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await atTip();
     const notFinal = await read(w.id);
     assert.deepEqual([notFinal.status, notFinal.txnId, notFinal.confirmations], ['APPROVED', reverted, 0]);
     // Final (anvil's finalized block is 64 below its tip): released, to be signed again.

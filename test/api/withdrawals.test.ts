@@ -2,6 +2,9 @@
 import Decimal from 'decimal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createWebhookOutbox } from '../../api/webhooks/webhook-outbox.ts';
+import { CancelRefused, createWithdrawalCancel } from '../../api/withdrawals/withdrawal-cancel.ts';
+import { createWithdrawalTransitions } from '../../api/withdrawals/withdrawal-transitions.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
@@ -279,6 +282,24 @@ describe('approving and cancelling', () => {
       available: new Decimal(balanceBefore!.available).minus('0.5').toFixed(8),
       reserved: balanceBefore!.reserved,
     });
+  });
+
+  test("the operator's cancel refuses an approved withdrawal whose payout is on the chain, and a payout never goes out for a cancelled one", async () => {
+    const { services } = server;
+    const operator = createWithdrawalCancel({ uow: services.uow, registry: services.registry, clock: server.clock, transitions: createWithdrawalTransitions({ registry: services.registry, outbox: createWebhookOutbox() }) });
+    const sent = await openWithdrawal();
+    const approved = (await api.post(`/withdrawal/${sent.id}/approve`, {})).body;
+    await assert.rejects(operator.cancelApproved(sent.id), new CancelRefused(`A payout transaction (${approved.txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`));
+    assert.equal((await api.get(`/withdrawal/${sent.id}`)).body.status, 'APPROVED', 'unchanged');
+    await assert.rejects(operator.cancelApproved(sent.id.replace(/^.{8}/, '00000000')), CancelRefused);
+
+    // A payout asked for a withdrawal that no longer waits for one (cancelled) is not recorded.
+    const cancelled = await openWithdrawal();
+    await api.post(`/withdrawal/${cancelled.id}/cancel`, {});
+    const ethereum = services.simulator!.adapter('ethereum');
+    const asset = services.registry.find('ETH', 'ethereum')!;
+    await assert.rejects(ethereum.send({ reference: cancelled.id, asset, addressTo: ETH_ADDRESS, destTag: null, amount: '0.1' }), /no longer waits for a payout/);
+    assert.equal(await services.uow.stores.chains.byReference(cancelled.id), undefined);
   });
 
   test('refuses to cancel or approve twice with 409 invalid-state', async () => {

@@ -1,6 +1,7 @@
 /** NODE_ENV=production: no simulator, no demo merchant and no demo store; the product itself runs. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
 import { after, before, test } from 'node:test';
@@ -11,6 +12,18 @@ import { freePort, type ServerProcess, startServerProcess, storeEnv } from '../h
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 let server: ServerProcess;
+
+/** Whether something accepts connections on the loopback port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 /** Runs the service with `env` until it exits; its exit code and what it printed. */
 async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -162,9 +175,16 @@ test('a request that arrives while the service is still starting is held and ans
     stdio: 'ignore',
   });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const answer = fetch(`http://127.0.0.1:${port}/health`);
+    // The port accepts connections before the start is done.
+    for (let tries = 0; !(await accepts(port)); tries++) {
+      if (tries > 300) assert.fail('the service never took its port');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    let settled = false;
+    const answer = fetch(`http://127.0.0.1:${port}/health`).finally(() => (settled = true));
+    answer.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(settled, false, 'held while the service waits on the database');
     lock.exec('COMMIT');
     assert.equal((await answer).status, 200);
   } finally {

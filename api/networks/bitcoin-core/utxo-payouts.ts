@@ -18,7 +18,7 @@ import { hex } from '@scure/base';
 import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import { deriveAddress } from '../hd-wallet.ts';
-import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
+import { NO_LONGER_PAYABLE, type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
 import type { ChainParams } from '../chain-params.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
 import type { PayoutTransaction, WalletOutput } from '../wallet.store.ts';
@@ -102,9 +102,7 @@ export function createUtxoPayouts(options: UtxoPayoutOptions): UtxoPayouts {
         return await uow.transaction(async (stores) => {
           const earlier = await stores.wallet.payout(payout.reference);
           if (earlier) return earlier;
-          if (!(await stores.withdrawals.lockPayable(payout.reference))) {
-            throw new PayoutWaiting('The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.');
-          }
+          if (!(await stores.withdrawals.lockPayable(payout.reference))) throw new PayoutWaiting(NO_LONGER_PAYABLE);
           const outputs = await stores.wallet.spendable(network);
           const inputs = outputs.map((o) => ({ txid: hex.decode(o.txnId), index: o.vout, witnessUtxo: { script: hex.decode(o.script), amount: o.value } }));
           const total = outputs.reduce((sum, o) => sum + o.value, 0n);

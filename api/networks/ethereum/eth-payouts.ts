@@ -20,7 +20,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import { deriveAddress } from '../hd-wallet.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
-import { type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
+import { NO_LONGER_PAYABLE, type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
 import type { PayoutTransaction } from '../wallet.store.ts';
 import { type EthTokens, formatUnits, parseUnits } from './eth-tokens.ts';
 
@@ -89,7 +89,6 @@ export async function broadcastSigned(rpc: RpcClient, raw: string, hash: string)
 const erc20 = createContract(ERC20);
 const ALREADY_SENT = /already known|known transaction|already imported|transaction already exists/i;
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
-const NOT_PAYABLE = 'The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.';
 /** After this many of a withdrawal's payouts reverted on chain, no new one is signed without the operator. */
 const MAX_REVERTED_PAYOUTS = 3;
 /** How often an unconfirmed payout that is not stuck yet is broadcast again. */
@@ -125,7 +124,7 @@ export function createEthPayouts(options: EthPayoutOptions): EthPayouts {
     return uow.transaction(async (stores) => {
       const earlier = await stores.wallet.payout(reference);
       if (earlier) return earlier;
-      if (!reference.startsWith(TOP_UP_PREFIX) && !(await stores.withdrawals.lockPayable(reference))) throw new PayoutWaiting(NOT_PAYABLE);
+      if (!reference.startsWith(TOP_UP_PREFIX) && !(await stores.withdrawals.lockPayable(reference))) throw new PayoutWaiting(NO_LONGER_PAYABLE);
       const nonce = await stores.wallet.takeNonce(payoutAddress, nodeNext);
       const { data, ...rest } = fields;
       const tx = Transaction.prepare({ ...rest, nonce, chainId: BigInt(options.chainId), ...(data ? { data } : {}) });
