@@ -9,9 +9,18 @@ import { CheckoutOutput } from './checkout/checkout.schema.ts';
 import { AssetListOutput } from './networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
-import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookEventOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
+import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
-import { ErrorOutput } from './http/common.schema.ts';
+import { ErrorOutput, Timestamp } from './http/common.schema.ts';
+
+/** The body POSTed to an endpoint (documentation: the service builds it, never parses it). */
+const WebhookEventOutput = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    timestamp: Timestamp.meta({ description: 'When the change happened.' }),
+    data: z.union([PaymentOutput, WithdrawalOutput]).meta({ description: 'The payment (payment.*) or withdrawal (withdrawal.*) as GET returned it then.' }),
+  })
+  .meta({ id: 'WebhookEvent' });
 
 type JsonObject = Record<string, unknown>;
 /** The error statuses of one operation, each with the codes it carries there. */

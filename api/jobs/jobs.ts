@@ -5,8 +5,28 @@
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
 import { randomUUID } from 'node:crypto';
-import { parseUnits } from '../networks/ethereum/eth-tokens.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { SweepThresholds } from '../networks/ethereum/eth-sweeper.ts';
+import { type EthTokens, parseUnits } from '../networks/ethereum/eth-tokens.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+
+/** The parts of a running service the jobs drive (createServices gives them all). */
+export interface JobServices {
+  config: Config;
+  logger: Logger;
+  uow: UnitOfWork;
+  clock: Clock;
+  expirySweep: { run(): Promise<unknown> };
+  idempotency: { purgeExpired(): Promise<unknown> };
+  rateLimiter: { purge(): Promise<unknown> };
+  withdrawals: { sendPending(): Promise<unknown> };
+  simulator?: { tick(): Promise<unknown> } | undefined;
+  addressPool: { refill(): Promise<unknown>; idleFor(ms: number): boolean };
+  ethereum?: { tokens: EthTokens; sweeper: { sweep(thresholds: SweepThresholds): Promise<unknown> } } | undefined;
+  dispatcher: { start(): () => Promise<unknown> };
+}
 
 const SWEEP_MS = 1_000;
 // Approved payouts waiting for funds (or for the node) are tried again this often.
@@ -18,7 +38,7 @@ const WEBHOOK_LOG_DAYS = 30;
 const LEASE_MS = 10_000;
 
 /** Starts the timers; the returned function stops them and gives the leases up. */
-export function startJobs(services: Services): () => Promise<void> {
+export function startJobs(services: JobServices): () => Promise<void> {
   const { config, logger, uow } = services;
   const holder = randomUUID();
   const held = new Set<string>();

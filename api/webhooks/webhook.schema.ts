@@ -1,8 +1,6 @@
 /** Request and response schemas of webhooks (contract section 12, Standard Webhooks 1.0). */
 import { z } from 'zod';
 import { pageQuery, Timestamp } from '../http/common.schema.ts';
-import { PaymentOutput } from '../payments/payment.schema.ts';
-import { WithdrawalOutput } from '../withdrawals/withdrawal.schema.ts';
 
 /** Every event type, in the order a payment or withdrawal goes through them. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -87,12 +85,3 @@ export type WebhookDeliveryOutput = z.output<typeof WebhookDeliveryOutput>;
 
 /** Query of GET /v2/webhooks/:id/deliveries. */
 export const ListDeliveriesQuery = z.object({ ...pageQuery(0) });
-
-/** The body POSTed to an endpoint (documentation: the service builds it, never parses it). */
-export const WebhookEventOutput = z
-  .object({
-    type: z.enum(WEBHOOK_EVENT_TYPES),
-    timestamp: Timestamp.meta({ description: 'When the change happened.' }),
-    data: z.union([PaymentOutput, WithdrawalOutput]).meta({ description: 'The payment (payment.*) or withdrawal (withdrawal.*) as GET returned it then.' }),
-  })
-  .meta({ id: 'WebhookEvent' });
