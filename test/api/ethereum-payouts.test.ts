@@ -256,9 +256,9 @@ describe('ethereum payouts from the payout address (anvil)', () => {
     // Still blocked: the node's estimate fails, so nothing is signed (no gas spent on a known failure).
     const refused = await until(() => read(w.id), (r) => /refuses this payout/.test(r.failureReason ?? ''), 'the refusal');
     assert.match(refused.failureReason, /^The USDC contract refuses this payout: the node expects it to fail \(.*\)\. Nothing was signed/);
-    const nonce = await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'latest');
-    await new Promise((resolve) => setTimeout(resolve, 6_000)); // more than one pass of the payout job
-    assert.equal(await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'latest'), nonce, 'no transaction while it would fail');
+    // The pass that gave that reason signed nothing: no nonce was taken (pending transactions included).
+    const nonce = await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'pending');
+    assert.equal(nonce, await node.rpc<string>('eth_getTransactionCount', payoutAddress, 'latest'), 'no transaction while it would fail');
 
     await node.setBlocked(usdc, payer, recipient, false);
     const resent = await until(() => read(w.id), (r) => r.txnId !== null, 'the payout signed again', 30_000);
