@@ -80,7 +80,7 @@ export function pageQuery(minPage: number) {
   const whole = (min: number, max: number) =>
     z
       .string({ error: 'must be given once, as a whole number' })
-      .regex(/^[0-9]+$/, 'must be a whole number')
+      .regex(/^[0-9]+$/, `must be a whole number from ${min} to ${max}`)
       .refine((s) => s.length <= 9 && Number(s) >= min && Number(s) <= max, `must be from ${min} to ${max}`)
       .transform(Number);
   return {

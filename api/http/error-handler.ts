@@ -28,6 +28,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // still sends (closing now could reset the connection before the client reads this answer), and a
     // trickle that reaches the request deadline is closed without a second answer.
     if (hasBody(req) && !req.complete) markAnsweredEarly(req);
+    // An error answer is about this request at this moment: no cache keeps it.
+    res.setHeader('Cache-Control', 'no-store');
     const apiError = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());

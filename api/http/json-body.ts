@@ -17,8 +17,19 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
 };
 
 // Compressed bodies are refused rather than inflated: the signature covers the bytes as sent.
-/** Reads the body as raw bytes, up to the limit (413 beyond). */
-export const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+const readUpToLimit = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+
+/**
+ * Reads the body as raw bytes, up to the limit: 413 beyond it, and at once when the declared
+ * Content-Length already says so (rather than after waiting for bytes that will be refused).
+ */
+export const readRawBody: RequestHandler = (req, res, next) => {
+  if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) {
+    next(new ApiError(413, 'payload-too-large', 'The request body is larger than 64 KiB.'));
+    return;
+  }
+  readUpToLimit(req, res, next);
+};
 
 // One decoder for every request: without { stream: true } a decode carries nothing over.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

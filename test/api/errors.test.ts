@@ -331,6 +331,7 @@ describe('405 method-not-allowed', () => {
         const response = await fetch(`${server405.api}${path.slice(3)}`, { method });
         assert.equal(response.status, 405, `${method} ${path}`);
         assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+        assert.equal(response.headers.get('cache-control'), 'no-store', 'an error answer is never cached');
         const body = (await response.json()) as { error: { code: string; message: string } };
         assert.equal(body.error.code, 'method-not-allowed');
         assert.equal(body.error.message, `${path} does not take ${method}; it takes ${allow}.`);

@@ -292,13 +292,13 @@ describe('refusing bad list parameters', () => {
   for (const [query, path, message] of [
     ['page=0', 'page', 'must be from 1 to 999999999'],
     ['page=1000000000', 'page', 'must be from 1 to 999999999'],
-    ['page=-1', 'page', 'must be a whole number'],
-    ['page=1.5', 'page', 'must be a whole number'],
-    ['page=', 'page', 'must be a whole number'],
+    ['page=-1', 'page', 'must be a whole number from 1 to 999999999'],
+    ['page=1.5', 'page', 'must be a whole number from 1 to 999999999'],
+    ['page=', 'page', 'must be a whole number from 1 to 999999999'],
     ['page=1&page=2', 'page', 'must be given once, as a whole number'],
     ['limit=0', 'limit', 'must be from 1 to 100'],
     ['limit=101', 'limit', 'must be from 1 to 100'],
-    ['limit=ten', 'limit', 'must be a whole number'],
+    ['limit=ten', 'limit', 'must be a whole number from 1 to 100'],
     ['statuses=PAID', 'statuses.0', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
     ['statuses=OPEN,CANCELLED', 'statuses.1', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
     ['statuses=open', 'statuses.0', 'each value must be one of OPEN, CONFIRMING, COMPLETE, EXPIRED'],
@@ -312,7 +312,7 @@ describe('refusing bad list parameters', () => {
   }
 
   for (const [query, path, message] of [
-    ['page=-1', 'page', 'must be a whole number'],
+    ['page=-1', 'page', 'must be a whole number from 0 to 999999999'],
     ['page=1000000000', 'page', 'must be from 0 to 999999999'],
     ['limit=0', 'limit', 'must be from 1 to 100'],
     ['limit=101', 'limit', 'must be from 1 to 100'],

@@ -107,6 +107,27 @@ describe('slow clients', () => {
     assert.equal(answer.match(/HTTP\/1\.1 /g)!.length, 1, answer);
   });
 
+  test('a body declared larger than 64 KiB is refused (413) at once, without waiting for it', async () => {
+    const head =
+      `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n` +
+      `API-KEY: ${shop.apiKey}\r\nX-HMAC: 00\r\n\r\n${'x'.repeat(1000)}`;
+    const started = performance.now();
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(head));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('}}')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('close', () => resolve(text));
+    });
+    assert.ok(performance.now() - started < SHORT.requestTimeout, 'answered before the request deadline');
+    assert.match(answer, /^HTTP\/1\.1 413 [^]*"code":"payload-too-large"/);
+  });
+
   test('a body that arrives in full after an early answer keeps the connection for the next request', async () => {
     const body = 'x'.repeat(3000);
     const head = `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nAPI-KEY: not-a-key\r\nX-HMAC: 00\r\n\r\n`;
