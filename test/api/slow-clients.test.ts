@@ -39,6 +39,25 @@ function slowClient(port: number, head: string, trickle: string, everyMs: number
   });
 }
 
+/**
+ * Opens a raw socket, lets `write` send on it, and resolves with what came back once `done` holds
+ * for it (or the server closed the socket).
+ */
+function exchange(port: number, write: (socket: net.Socket) => void, done: (text: string) => boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => write(socket));
+    let text = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+      if (done(text)) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('close', () => resolve(text));
+  });
+}
+
 describe('slow clients', () => {
   test('production deadlines: headers within 10 s, a whole request within 40 s, as contract section 15 asks', () => {
     const options = applyServerTimeouts({});
@@ -84,17 +103,7 @@ describe('slow clients', () => {
   test('a wrong API key is refused before its body is waited for', async () => {
     const head = 'POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\nAPI-KEY: not-a-key\r\nX-HMAC: 00\r\n\r\n';
     const started = performance.now();
-    const answer = await new Promise<string>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(head));
-      let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        if (text.includes('\r\n\r\n')) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-    });
+    const answer = await exchange(port, (socket) => socket.write(head), (text) => text.includes('\r\n\r\n'));
     assert.match(answer, /^HTTP\/1\.1 401 /);
     assert.ok(performance.now() - started < SHORT.requestTimeout, 'answered before the request deadline');
   });
@@ -112,18 +121,7 @@ describe('slow clients', () => {
       `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n` +
       `API-KEY: ${shop.apiKey}\r\nX-HMAC: 00\r\n\r\n${'x'.repeat(1000)}`;
     const started = performance.now();
-    const answer = await new Promise<string>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(head));
-      let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        if (text.includes('}}')) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-      socket.on('close', () => resolve(text));
-    });
+    const answer = await exchange(port, (socket) => socket.write(head), (text) => text.includes('}}'));
     assert.ok(performance.now() - started < SHORT.requestTimeout, 'answered before the request deadline');
     assert.match(answer, /^HTTP\/1\.1 413 [^]*"code":"payload-too-large"/);
   });
@@ -131,37 +129,20 @@ describe('slow clients', () => {
   test('a body that arrives in full after an early answer keeps the connection for the next request', async () => {
     const body = 'x'.repeat(3000);
     const head = `POST /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nAPI-KEY: not-a-key\r\nX-HMAC: 00\r\n\r\n`;
-    const answer = await new Promise<string>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
+    const answer = await exchange(
+      port,
+      (socket) => {
         socket.write(head);
         setTimeout(() => socket.write(`${body}GET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`), 100);
-      });
-      let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        if (text.includes('missing-api-key')) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-      socket.on('close', () => resolve(text));
-    });
+      },
+      (text) => text.includes('missing-api-key'),
+    );
     assert.match(answer, /^HTTP\/1\.1 401 [^]*invalid-api-key[^]*HTTP\/1\.1 401 [^]*missing-api-key/);
   });
 
   test('a refused GET keeps its keep-alive connection', async () => {
-    const answer = await new Promise<string>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
-      let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        if ((text.match(/missing-api-key/g) ?? []).length === 2) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-      socket.on('close', () => resolve(text));
-    });
+    const twice = 'GET /v2/payment HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(2);
+    const answer = await exchange(port, (socket) => socket.write(twice), (text) => (text.match(/missing-api-key/g) ?? []).length === 2);
     assert.equal((answer.match(/HTTP\/1\.1 401 /g) ?? []).length, 2, answer);
     assert.doesNotMatch(answer, /Connection: close/i);
   });
