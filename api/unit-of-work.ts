@@ -18,7 +18,7 @@ import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
 
 /** Every store, bound to one `Sql`; each is made on first use. */
-export class Stores {
+abstract class StoreSet {
   #payments?: PaymentStore;
   #withdrawals?: WithdrawalStore;
   #ledger?: LedgerStore;
@@ -76,10 +76,32 @@ export class Stores {
   }
 }
 
+/**
+ * The stores of one open transaction, handed to that transaction's work and to nothing else. Code
+ * that runs inside a transaction takes these, never `DatabaseStores`: the two types do not mix.
+ */
+export class Stores extends StoreSet {
+  /** Marks the binding, so that stores of the database itself are refused where these are asked for. */
+  readonly boundTo = 'transaction' as const;
+}
+
+/**
+ * Stores on the database itself, each statement on its own. Never to be reached from inside a
+ * transaction's work: on SQLite that transaction holds the only connection, so such a statement
+ * would wait for itself (the driver refuses it instead). Pass the transaction's `Stores` down.
+ */
+export class DatabaseStores extends StoreSet {
+  /** Marks the binding, so that these are refused where a transaction's stores are asked for. */
+  readonly boundTo = 'database' as const;
+}
+
+/** Either kind, for a read that is correct on its own or inside a transaction (it only reads through what it is given). */
+export type AnyStores = Stores | DatabaseStores;
+
 /** Stores outside any transaction, and transactions that hand out stores bound to them. */
 export interface UnitOfWork {
-  /** Stores on the database itself: each statement its own snapshot. */
-  readonly stores: Stores;
+  /** Stores on the database itself: each statement its own snapshot. Not for use inside a transaction. */
+  readonly stores: DatabaseStores;
   /** Whether other processes may share the data (PostgreSQL). */
   readonly shared: boolean;
   /** All of `work` or none of it, in one write transaction. */
@@ -93,7 +115,7 @@ export interface UnitOfWork {
 /** The unit of work over a database. */
 export function createUnitOfWork(db: Database): UnitOfWork {
   return {
-    stores: new Stores(db),
+    stores: new DatabaseStores(db),
     shared: db.shared,
     transaction: (work) => db.transaction((tx) => work(new Stores(tx))),
     snapshot: (work) => db.snapshot((tx) => work(new Stores(tx))),

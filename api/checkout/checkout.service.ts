@@ -5,12 +5,13 @@ import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { isTerminal } from '../payments/payment-status.ts';
 import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
-import type { Payment } from '../payments/payment.store.ts';
+import type { Merchant } from '../merchants/merchant.store.ts';
+import type { Payment, PaymentTransaction } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { storedId } from '../shared/ids.ts';
 import { formatAmount } from '../shared/money.ts';
-import type { Stores, UnitOfWork } from '../unit-of-work.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 import type { PaymentEvents } from './payment-events.ts';
 
@@ -48,10 +49,8 @@ export function createCheckoutService(deps: {
   // answered, and a matching If-None-Match settled, without rendering it again.
   const views = createPaymentViewCache<RenderedView>(CHECKOUT_VIEW_CACHE_SIZE);
 
-  async function render(stores: Stores, payment: Payment, now: number): Promise<RenderedView> {
-    const transactions = await stores.payments.transactionsOf(payment.id);
+  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): RenderedView {
     const figures = paymentFigures(registry, payment, transactions, now);
-    const merchant = (await merchants.findById(payment.merchantId))!;
     const body: Omit<CheckoutOutput, 'serverTime'> = {
       id: payment.id,
       status: figures.status,
@@ -87,12 +86,18 @@ export function createCheckoutService(deps: {
     return rendered;
   }
 
-  // The row and its transactions from one snapshot of the database, even while another process writes.
-  const renderCurrent = (id: string, now: number): Promise<RenderedView | undefined> =>
-    uow.snapshot(async (stores) => {
+  // The row and its transactions from one snapshot of the database, even while another process
+  // writes; the merchant after it (the merchant service reads on its own, never inside a transaction).
+  async function renderCurrent(id: string, now: number): Promise<RenderedView | undefined> {
+    const read = await uow.snapshot(async (stores) => {
       const payment = await stores.payments.findById(id);
-      return payment && render(stores, payment, now);
+      return payment && { payment, transactions: await stores.payments.transactionsOf(payment.id) };
     });
+    if (!read) return undefined;
+    const merchant = await merchants.findById(read.payment.merchantId);
+    if (!merchant) throw new Error(`payment ${id} names merchant ${read.payment.merchantId}, which does not exist`);
+    return render(read.payment, read.transactions, merchant, now);
+  }
 
   function snapshotAt(rendered: RenderedView, now: number): CheckoutSnapshot {
     const serverTime = isoTime(now);

@@ -2,8 +2,9 @@
  * @module The embedded store: one better-sqlite3 connection behind the async `Database` calls.
  *
  * better-sqlite3 is synchronous, so each call runs at once and hands back a settled promise. A
- * transaction holds the connection until it ends: statements asked for meanwhile (another request's
- * read, another transaction) wait their turn, so none of them sees or joins uncommitted work. Write
+ * transaction holds the connection until it ends: another transaction asked for meanwhile waits its
+ * turn, and a bare statement (one outside any transaction) is refused, since it can only come from
+ * inside the holder's own work and would wait for itself forever. Write
  * transactions begin IMMEDIATE, which serialises writers across processes sharing the file.
  *
  * Group commit: write units asked for during one turn of the event loop share one transaction, each
@@ -55,6 +56,17 @@ function mapError(error: unknown): unknown {
   }
   if (typeof code === 'string' && UNAVAILABLE.test(code)) return new DatabaseUnavailable(`the SQLite database cannot be written: ${(error as Error).message} (${code})`, { cause: error }, 'storage-unavailable');
   return error;
+}
+
+/**
+ * A statement on the database itself was asked for while a transaction holds the connection: a bug
+ * (a bare store reached from inside a transaction's work), refused at once instead of deadlocking.
+ */
+export class BareStatementInTransaction extends Error {
+  override name = 'BareStatementInTransaction';
+  constructor() {
+    super("a statement outside the transaction was run while a transaction holds SQLite's only connection; use the transaction's stores");
+  }
 }
 
 /**
@@ -127,14 +139,19 @@ export function openSqliteDatabase(file: string): Database {
     else held = false;
   }
 
-  /** A statement outside any transaction: at once when the connection is free, else after the holder. */
-  async function bare<T>(execute: () => T): Promise<T> {
-    if (!held) return execute();
-    await acquire();
+  /**
+   * A statement outside any transaction runs at once, or throws if a transaction holds the
+   * connection. better-sqlite3 runs each statement synchronously, so a transaction holds the
+   * connection only while its own work is awaiting: a bare statement then comes from inside that
+   * work (another request cannot run before the work settles), and waiting for the connection would
+   * wait for itself, forever, and so would everything after it.
+   */
+  function bare<T>(execute: () => T): Promise<T> {
+    if (held) return Promise.reject(new BareStatementInTransaction());
     try {
-      return execute();
-    } finally {
-      release();
+      return Promise.resolve(execute());
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 

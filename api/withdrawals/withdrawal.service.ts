@@ -18,7 +18,7 @@ import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
-import type { Stores, UnitOfWork } from '../unit-of-work.ts';
+import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
 import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
 import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
@@ -62,7 +62,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     return new ApiError(404, 'withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
   }
 
-  async function owned(stores: Stores, merchant: Merchant, id: string): Promise<Withdrawal> {
+  async function owned(stores: AnyStores, merchant: Merchant, id: string): Promise<Withdrawal> {
     const key = storedId(id);
     const withdrawal = key === undefined ? undefined : await stores.withdrawals.findForMerchant(merchant.id, key);
     if (!withdrawal) throw notFound(id);

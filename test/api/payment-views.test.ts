@@ -15,7 +15,7 @@ import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createPaymentService } from '../../api/payments/payment.service.ts';
 import { createPaymentViewCache } from '../../api/payments/payment-view-cache.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
-import { createUnitOfWork, type Stores, type UnitOfWork } from '../../api/unit-of-work.ts';
+import { type AnyStores, createUnitOfWork, type UnitOfWork } from '../../api/unit-of-work.ts';
 import { merchantApi, openTestStore, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
@@ -208,7 +208,7 @@ describe('a payment list read while another process writes', () => {
     const other = await openAnotherConnection({ databaseUrl: config.databaseUrl, dataDir: server.dataDir });
     let completed = 0;
     let pagesRead = 0;
-    const raced = (stores: Stores): Stores => {
+    const raced = <S extends AnyStores>(stores: S): S => {
       const store = stores.payments;
       const page = store.page.bind(store);
       store.page = async (...args) => {
