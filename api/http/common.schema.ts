@@ -1,7 +1,7 @@
 /** Schemas shared by several resources, in requests and responses. */
 import { z } from 'zod';
 import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT } from './list-envelope.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/list-page.ts';
 import { text } from './validate.ts';
 
 /** A request amount: a decimal string, positive, at most one billion. */

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { JsonText } from '../shared/json-text.ts';
-import type { ListEnvelope } from './list-envelope.ts';
+import type { ListEnvelope } from '../shared/list-page.ts';
 
 /** Sends JSON that is already serialised, exactly as `res.json` would send the value it came from. */
 export function sendJsonText(res: Response, text: JsonText): void {

@@ -26,9 +26,22 @@ export interface ReceivedFunds {
   late: boolean;
 }
 
-/** The status reported at `now`: a stored OPEN past its expiry is EXPIRED, even before any sweep. */
+/** Whether a payment's time is up at `now`: its expiry is the first instant it no longer takes payments. */
+export function isPastExpiry(payment: Pick<PaymentTerms, 'expiresAt'>, now: number): boolean {
+  return now >= payment.expiresAt;
+}
+
+/**
+ * The one rule of time: a stored OPEN payment past its expiry reads as EXPIRED, even before the sweep
+ * stores it so. The SQL of the lists names the same rule `OPEN_PAST_EXPIRY` (payment-list.store.ts).
+ */
+export function readsExpired(payment: Pick<PaymentTerms, 'status' | 'expiresAt'>, now: number): boolean {
+  return payment.status === 'OPEN' && isPastExpiry(payment, now);
+}
+
+/** The status reported at `now` (see `readsExpired`). */
 export function effectiveStatus(payment: Pick<PaymentTerms, 'status' | 'expiresAt'>, now: number): PaymentStatus {
-  return payment.status === 'OPEN' && now >= payment.expiresAt ? 'EXPIRED' : payment.status;
+  return readsExpired(payment, now) ? 'EXPIRED' : payment.status;
 }
 
 /** The status a payment moves to given all its transactions at `now`. COMPLETE never changes here: only a reorganisation reopens it (payment-receipts decides again as from CONFIRMING). */
@@ -39,7 +52,7 @@ export function decideStatus(payment: PaymentTerms, transactions: readonly Recei
   const confirmed = sumAmounts(onTime.filter((t) => t.confirmations >= payment.confirmsNeeded).map((t) => t.amount));
   if (confirmed.gte(amount)) return 'COMPLETE';
   if (sumAmounts(onTime.map((t) => t.amount)).gte(amount)) return 'CONFIRMING';
-  return payment.status === 'EXPIRED' || now >= payment.expiresAt ? 'EXPIRED' : 'OPEN';
+  return payment.status === 'EXPIRED' || isPastExpiry(payment, now) ? 'EXPIRED' : 'OPEN';
 }
 
 /** Amount minus what arrived before expiry, never below zero. */
@@ -50,7 +63,7 @@ export function amountDue(payment: Pick<PaymentTerms, 'amount'>, transactions: r
 
 /** Whether a transaction first seen at `seenAt` came after expiry, so it does not count towards the amount. */
 export function isLate(payment: Pick<PaymentTerms, 'expiresAt'>, seenAt: number): boolean {
-  return seenAt >= payment.expiresAt;
+  return isPastExpiry(payment, seenAt);
 }
 
 /** Whether no further status change can happen (the payer page stops listening). */

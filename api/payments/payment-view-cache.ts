@@ -6,18 +6,13 @@
  * version and that fact stand. Bounded; the least recently used view leaves first.
  */
 import { Lru } from '../shared/lru.ts';
-import type { PaymentStatus } from './payment-status.ts';
+import { type PaymentStatus, readsExpired } from './payment-status.ts';
 
 /** What decides whether a rendered view still holds: read from the payment row, cheaply. */
 export interface PaymentStamp {
   version: number;
   status: PaymentStatus;
   expiresAt: number;
-}
-
-/** Whether time alone has turned a stored OPEN payment EXPIRED at `now`. */
-export function expiredByTime(stamp: Pick<PaymentStamp, 'status' | 'expiresAt'>, now: number): boolean {
-  return stamp.status === 'OPEN' && now >= stamp.expiresAt;
 }
 
 interface Entry<V> {
@@ -33,12 +28,12 @@ export function createPaymentViewCache<V>(capacity: number) {
     /** The view rendered for this stamp at `now`, if there is one. */
     get(id: string, stamp: PaymentStamp, now: number): V | undefined {
       const entry = entries.get(id);
-      if (!entry || entry.version !== stamp.version || entry.expiredByTime !== expiredByTime(stamp, now)) return undefined;
+      if (!entry || entry.version !== stamp.version || entry.expiredByTime !== readsExpired(stamp, now)) return undefined;
       return entry.view;
     },
     /** Remembers the view rendered from a payment row (its stamp) at `now`. */
     set(id: string, stamp: PaymentStamp, now: number, view: V): void {
-      entries.set(id, { version: stamp.version, expiredByTime: expiredByTime(stamp, now), view });
+      entries.set(id, { version: stamp.version, expiredByTime: readsExpired(stamp, now), view });
     },
     /** How many views are held. */
     size(): number {

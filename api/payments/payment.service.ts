@@ -1,6 +1,6 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
 import { ApiError } from '../http/api-error.ts';
-import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AddressPool } from '../networks/address-pool.ts';

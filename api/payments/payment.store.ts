@@ -1,6 +1,6 @@
-import { type Dialect, jsonTextList, type Sql } from '../db/database.ts';
-import { MAX_LIMIT } from '../http/list-envelope.ts';
+import type { Sql } from '../db/database.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
+import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
 import type { PaymentStatus } from './payment-status.ts';
 import type { PaymentStamp } from './payment-view-cache.ts';
 
@@ -45,14 +45,6 @@ export interface PaymentTransaction {
   confirmations: number;
   late: boolean;
   seenAt: number;
-}
-
-/** Filters of a payment list; arrays are OR-ed within a filter and filters AND-ed together. */
-export interface PaymentFilters {
-  ids?: string[];
-  invoices?: string[];
-  txnIds?: string[];
-  statuses?: PaymentStatus[];
 }
 
 interface PaymentRow extends CustomerColumns {
@@ -133,94 +125,6 @@ function toTransaction(row: TransactionRow): PaymentTransaction {
   };
 }
 
-// Array filters arrive as one JSON parameter each, so every combination of filters is one fixed
-// SQL text, prepared once.
-function filterSql(dialect: Dialect) {
-  return {
-    ids: dialect.inJsonList('id', '@ids'),
-    invoices: dialect.inJsonList('invoice', '@invoices'),
-    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE ${dialect.inJsonList('txn_id', '@txnIds')} AND dropped_at IS NULL)`,
-    // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
-    statuses: `((${dialect.inJsonList('status', '@statuses')} AND NOT (status = 'OPEN' AND expires_at <= @now))
-      OR (status = 'OPEN' AND expires_at <= @now AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
-  } as const;
-}
-type FilterName = keyof ReturnType<typeof filterSql>;
-const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses'];
-const queryTexts = new Map<string, string>();
-
-function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
-  const params: Record<string, unknown> = { merchantId };
-  for (const name of used) params[name] = jsonTextList(filters[name]!);
-  if (used.includes('statuses')) params.now = now;
-  return params;
-}
-
-// The filters that name payments directly (ids, invoices, transaction ids) bound a list by
-// themselves, however long the merchant's history: a page or a count walks only what they name.
-const SELECTIVE: FilterName[] = ['ids', 'invoices', 'txnIds'];
-
-// A stored status's rows, newest first, as the status filter reports them: an OPEN payment past its
-// expiry reads as EXPIRED (the sweep stores that within a second, so such rows are few).
-const STATUS_PARTS: Record<PaymentStatus, string[]> = {
-  OPEN: ["status = 'OPEN' AND expires_at > @now"],
-  CONFIRMING: ["status = 'CONFIRMING'"],
-  COMPLETE: ["status = 'COMPLETE'"],
-  EXPIRED: ["status = 'EXPIRED'", "status = 'OPEN' AND expires_at <= @now"],
-};
-const STATUS_ORDER: PaymentStatus[] = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
-
-// The SQL of a count or a page, built once per dialect, filter set and limit (and, for a list
-// filtered by status alone, per set of statuses).
-function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit = 0, statuses: readonly PaymentStatus[] = []): string {
-  const byStatusAlone = used.includes('statuses') && !used.some((f) => SELECTIVE.includes(f));
-  const key = `${dialect.name}|${kind}|${used.join(',')}|${limit}|${byStatusAlone ? statuses.join(',') : ''}`;
-  let text = queryTexts.get(key);
-  if (text === undefined) {
-    text = byStatusAlone || used.length === 0 ? unboundedListSql(kind, statuses, used.length === 0, limit) : boundedListSql(dialect, kind, used, limit);
-    queryTexts.set(key, text);
-  }
-  return text;
-}
-
-// Filtered by ids, invoices or transaction ids: those name the rows, whatever else is asked.
-function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit: number): string {
-  const filters = filterSql(dialect);
-  const where = ['merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
-  // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
-  // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as
-  // with a bound parameter.
-  return kind === 'count'
-    ? `SELECT COUNT(*) AS total FROM payments WHERE ${where}`
-    : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
-}
-
-// No filter, or statuses alone: the history can be any size, so nothing may walk it. The total is
-// the sum of the counts kept per status (payment_status_counts), corrected by the few OPEN
-// payments past expiry not yet swept. A page merges, per status, the newest offset + limit rows
-// of the (merchant, status, created_at) index: the cost of page n does not depend on the history.
-function unboundedListSql(kind: 'count' | 'page', statuses: readonly PaymentStatus[], all: boolean, limit: number): string {
-  const wanted = all ? STATUS_ORDER : STATUS_ORDER.filter((s) => statuses.includes(s));
-  if (kind === 'count') {
-    const stored = wanted.map((s) => `'${s}'`).join(', ');
-    const sum = `(SELECT COALESCE(SUM(n), 0) FROM payment_status_counts WHERE merchant_id = @merchantId AND status IN (${stored}))`;
-    const unswept = "(SELECT COUNT(*) FROM payments WHERE merchant_id = @merchantId AND status = 'OPEN' AND expires_at <= @now)";
-    // Stored OPEN counts them, but they read as EXPIRED.
-    const correction = wanted.includes('OPEN') === wanted.includes('EXPIRED') ? '' : wanted.includes('OPEN') ? ` - ${unswept}` : ` + ${unswept}`;
-    return `SELECT ${sum}${correction} AS total`;
-  }
-  if (all) return `SELECT id, version, status, expires_at FROM payments WHERE merchant_id = @merchantId ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
-  const parts = wanted.flatMap((s) => STATUS_PARTS[s]);
-  const union = parts
-    .map(
-      (condition, i) =>
-        `SELECT * FROM (SELECT id, version, status, expires_at, created_at FROM payments WHERE merchant_id = @merchantId AND ${condition}
-          ORDER BY created_at DESC, id DESC LIMIT @window) AS part${i}`,
-    )
-    .join(' UNION ALL ');
-  return `SELECT id, version, status, expires_at FROM (${union}) AS merged ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
-}
-
 const INSERT = `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
      checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
    VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
@@ -283,26 +187,14 @@ export class PaymentStore {
 
   /** One page of a merchant's matching payments (stamps only), newest first. */
   async page(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): Promise<StampedId[]> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
-    const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-    const statuses = (filters.statuses ?? []) as PaymentStatus[];
-    const text = listSql(this.sql.dialect, 'page', used, limit, statuses);
-    const params: Record<string, unknown> = { ...filterParams(merchantId, filters, used, now), offset };
-    if (text.includes('@window')) params.window = offset + limit;
-    if (!text.includes('@now')) delete params.now;
-    if (!text.includes('@statuses')) delete params.statuses;
+    const { text, params } = planPage(this.sql.dialect, merchantId, filters, now, offset, limit);
     const rows = await this.sql.all<StampRow>(text, params);
     return rows.map(toStamp);
   }
 
   /** How many of a merchant's payments match. */
   async count(merchantId: string, filters: PaymentFilters, now: number): Promise<number> {
-    const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
-    const text = listSql(this.sql.dialect, 'count', used, 0, (filters.statuses ?? []) as PaymentStatus[]);
-    const params = filterParams(merchantId, filters, used, now);
-    if (text.includes('@now')) params.now = now;
-    else delete params.now;
-    if (!text.includes('@statuses')) delete params.statuses;
+    const { text, params } = planCount(this.sql.dialect, merchantId, filters, now);
     const row = await this.sql.get<{ total: number }>(text, params);
     return Number(row!.total);
   }
@@ -366,8 +258,8 @@ export class PaymentStore {
   /** Stores EXPIRED on every OPEN payment past its expiry; returns them. */
   async expireDue(now: number): Promise<Array<{ id: string; merchantId: string }>> {
     const rows = await this.sql.all<{ id: string; merchant_id: string }>(
-      "UPDATE payments SET status = 'EXPIRED', updated_at = ? WHERE status = 'OPEN' AND expires_at <= ? RETURNING id, merchant_id",
-      [now, now],
+      `UPDATE payments SET status = 'EXPIRED', updated_at = @now WHERE ${OPEN_PAST_EXPIRY} RETURNING id, merchant_id`,
+      { now },
     );
     return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
   }

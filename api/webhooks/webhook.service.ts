@@ -1,6 +1,6 @@
 /** Webhook use cases: register, list and remove endpoints, read the delivery log, redeliver. */
 import { ApiError, validationFailed } from '../http/api-error.ts';
-import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';

@@ -6,7 +6,7 @@
 import { InsufficientFunds, post } from '../balance/ledger.ts';
 import { UniqueViolation } from '../db/database.ts';
 import { ApiError, type FieldError } from '../http/api-error.ts';
-import { DEFAULT_LIMIT, type ListEnvelope } from '../http/list-envelope.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { parseCollecting, parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { addressCodec } from '../networks/address-codecs.ts';

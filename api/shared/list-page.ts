@@ -1,4 +1,4 @@
-/** The list envelope of GET /v2/payment and GET /v2/withdrawal. */
+/** A page of a list, as every list use case returns it (GET /v2/payment, /v2/withdrawal, webhook deliveries). */
 export interface ListEnvelope<T> {
   data: T[];
   page: number;

@@ -1,0 +1,139 @@
+/**
+ * @module The payment list planner: the SQL text and parameters of a page or a count of a
+ * merchant's payments for any set of filters, chosen so that no list walks the whole history.
+ */
+import { type Dialect, jsonTextList } from '../db/database.ts';
+import { MAX_LIMIT } from '../shared/list-page.ts';
+import type { PaymentStatus } from './payment-status.ts';
+
+/**
+ * `readsExpired` in SQL (payment-status.ts, the rule's home): a stored OPEN payment whose expiry has
+ * come (`@now` at or past `expires_at`) reads as EXPIRED until the sweep stores it so.
+ */
+export const OPEN_PAST_EXPIRY = "(status = 'OPEN' AND expires_at <= @now)";
+
+/** Filters of a payment list; arrays are OR-ed within a filter and filters AND-ed together. */
+export interface PaymentFilters {
+  ids?: string[];
+  invoices?: string[];
+  txnIds?: string[];
+  statuses?: PaymentStatus[];
+}
+
+/** A statement to run: its text (prepared once per text) and its named parameters. */
+export interface PlannedQuery {
+  text: string;
+  params: Record<string, unknown>;
+}
+
+// Array filters arrive as one JSON parameter each, so every combination of filters is one fixed
+// SQL text, prepared once.
+function filterSql(dialect: Dialect) {
+  return {
+    ids: dialect.inJsonList('id', '@ids'),
+    invoices: dialect.inJsonList('invoice', '@invoices'),
+    txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE ${dialect.inJsonList('txn_id', '@txnIds')} AND dropped_at IS NULL)`,
+    // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
+    statuses: `((${dialect.inJsonList('status', '@statuses')} AND NOT ${OPEN_PAST_EXPIRY})
+      OR (${OPEN_PAST_EXPIRY} AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
+  } as const;
+}
+type FilterName = keyof ReturnType<typeof filterSql>;
+const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses'];
+const queryTexts = new Map<string, string>();
+
+function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
+  const params: Record<string, unknown> = { merchantId };
+  for (const name of used) params[name] = jsonTextList(filters[name]!);
+  if (used.includes('statuses')) params.now = now;
+  return params;
+}
+
+// The filters that name payments directly (ids, invoices, transaction ids) bound a list by
+// themselves, however long the merchant's history: a page or a count walks only what they name.
+const SELECTIVE: FilterName[] = ['ids', 'invoices', 'txnIds'];
+
+// A stored status's rows, newest first, as the status filter reports them: an OPEN payment past its
+// expiry reads as EXPIRED (the sweep stores that within a second, so such rows are few).
+const STATUS_PARTS: Record<PaymentStatus, string[]> = {
+  OPEN: [`NOT ${OPEN_PAST_EXPIRY} AND status = 'OPEN'`],
+  CONFIRMING: ["status = 'CONFIRMING'"],
+  COMPLETE: ["status = 'COMPLETE'"],
+  EXPIRED: ["status = 'EXPIRED'", OPEN_PAST_EXPIRY],
+};
+const STATUS_ORDER: PaymentStatus[] = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+
+// The SQL of a count or a page, built once per dialect, filter set and limit (and, for a list
+// filtered by status alone, per set of statuses).
+function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit = 0, statuses: readonly PaymentStatus[] = []): string {
+  const byStatusAlone = used.includes('statuses') && !used.some((f) => SELECTIVE.includes(f));
+  const key = `${dialect.name}|${kind}|${used.join(',')}|${limit}|${byStatusAlone ? statuses.join(',') : ''}`;
+  let text = queryTexts.get(key);
+  if (text === undefined) {
+    text = byStatusAlone || used.length === 0 ? unboundedListSql(kind, statuses, used.length === 0, limit) : boundedListSql(dialect, kind, used, limit);
+    queryTexts.set(key, text);
+  }
+  return text;
+}
+
+// Filtered by ids, invoices or transaction ids: those name the rows, whatever else is asked.
+function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit: number): string {
+  const filters = filterSql(dialect);
+  const where = ['merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
+  // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
+  // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as
+  // with a bound parameter.
+  return kind === 'count'
+    ? `SELECT COUNT(*) AS total FROM payments WHERE ${where}`
+    : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+}
+
+// No filter, or statuses alone: the history can be any size, so nothing may walk it. The total is
+// the sum of the counts kept per status (payment_status_counts), corrected by the few OPEN
+// payments past expiry not yet swept. A page merges, per status, the newest offset + limit rows
+// of the (merchant, status, created_at) index: the cost of page n does not depend on the history.
+function unboundedListSql(kind: 'count' | 'page', statuses: readonly PaymentStatus[], all: boolean, limit: number): string {
+  const wanted = all ? STATUS_ORDER : STATUS_ORDER.filter((s) => statuses.includes(s));
+  if (kind === 'count') {
+    const stored = wanted.map((s) => `'${s}'`).join(', ');
+    const sum = `(SELECT COALESCE(SUM(n), 0) FROM payment_status_counts WHERE merchant_id = @merchantId AND status IN (${stored}))`;
+    const unswept = `(SELECT COUNT(*) FROM payments WHERE merchant_id = @merchantId AND ${OPEN_PAST_EXPIRY})`;
+    // Stored OPEN counts them, but they read as EXPIRED.
+    const correction = wanted.includes('OPEN') === wanted.includes('EXPIRED') ? '' : wanted.includes('OPEN') ? ` - ${unswept}` : ` + ${unswept}`;
+    return `SELECT ${sum}${correction} AS total`;
+  }
+  if (all) return `SELECT id, version, status, expires_at FROM payments WHERE merchant_id = @merchantId ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+  const parts = wanted.flatMap((s) => STATUS_PARTS[s]);
+  const union = parts
+    .map(
+      (condition, i) =>
+        `SELECT * FROM (SELECT id, version, status, expires_at, created_at FROM payments WHERE merchant_id = @merchantId AND ${condition}
+          ORDER BY created_at DESC, id DESC LIMIT @window) AS part${i}`,
+    )
+    .join(' UNION ALL ');
+  return `SELECT id, version, status, expires_at FROM (${union}) AS merged ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+}
+
+/** The SQL and parameters of one page of a merchant's matching payments (stamps only), newest first. */
+export function planPage(dialect: Dialect, merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): PlannedQuery {
+  // The limit is written into the SQL text: a bounded set of texts is prepared and kept.
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
+  const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+  const text = listSql(dialect, 'page', used, limit, filters.statuses ?? []);
+  const params: Record<string, unknown> = { ...filterParams(merchantId, filters, used, now), offset };
+  if (text.includes('@window')) params.window = offset + limit;
+  return { text, params: onlyUsed(text, params) };
+}
+
+/** The SQL and parameters of the number of a merchant's matching payments. */
+export function planCount(dialect: Dialect, merchantId: string, filters: PaymentFilters, now: number): PlannedQuery {
+  const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
+  const text = listSql(dialect, 'count', used, 0, filters.statuses ?? []);
+  return { text, params: onlyUsed(text, { ...filterParams(merchantId, filters, used, now), now }) };
+}
+
+// Named parameters the text does not name are refused by the drivers: keep only the named ones.
+function onlyUsed(text: string, params: Record<string, unknown>): Record<string, unknown> {
+  for (const name of ['now', 'statuses']) if (!text.includes(`@${name}`)) delete params[name];
+  return params;
+}
