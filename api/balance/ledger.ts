@@ -73,3 +73,47 @@ export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPos
   });
   return { assetId: posting.assetId, available, reserved };
 }
+
+/** A merchant's account of one asset, as the vocabulary below names it. */
+export interface LedgerAccount {
+  merchantId: string;
+  asset: { id: number; decimals: number };
+}
+
+/** Where a payment credit (or its reversal) comes from: one received transaction, in one credit round. */
+export interface CreditSource {
+  paymentTransactionId: number;
+  creditRound: number;
+}
+
+/**
+ * The ledger's vocabulary over one transaction's ledger store: every movement of a merchant's
+ * money is one of these five, each a posting of its own kind.
+ */
+export function ledgerOf(store: LedgerStore, clock: Clock) {
+  const book = (account: LedgerAccount, posting: Omit<LedgerPosting, 'merchantId' | 'assetId' | 'decimals'>) =>
+    post(store, clock, { merchantId: account.merchantId, assetId: account.asset.id, decimals: account.asset.decimals, ...posting });
+  return {
+    /** A confirmed payment transaction adds its amount to the available balance. */
+    credit: (account: LedgerAccount, amount: Amount, source: CreditSource) =>
+      book(account, { kind: 'payment-credit', availableDelta: amount, reservedDelta: ZERO, ...source }),
+    /** A credit that a reorganisation took back leaves the available balance, which may go below zero. */
+    reverse: (account: LedgerAccount, amount: Amount, source: CreditSource) =>
+      book(account, { kind: 'payment-reversal', availableDelta: amount.negated(), reservedDelta: ZERO, ...source, mayGoNegative: true }),
+    /** A new withdrawal moves its amount from available to reserved; InsufficientFunds when it is not there. */
+    reserve: (account: LedgerAccount, amount: Amount, withdrawalId: string) =>
+      book(account, { kind: 'withdrawal-reserve', availableDelta: amount.negated(), reservedDelta: amount, withdrawalId }),
+    /**
+     * A withdrawal that will not be paid gives its amount back to the available balance: out of the
+     * reserve, or, once a payout was sent (and then reverted), from the `send` that took it.
+     */
+    release: (account: LedgerAccount, amount: Amount, withdrawalId: string, options: { sent: boolean }) =>
+      book(account, { kind: 'withdrawal-release', availableDelta: amount, reservedDelta: options.sent ? ZERO : amount.negated(), withdrawalId }),
+    /** A broadcast payout takes its amount out of the reserve. */
+    send: (account: LedgerAccount, amount: Amount, withdrawalId: string) =>
+      book(account, { kind: 'withdrawal-send', availableDelta: ZERO, reservedDelta: amount.negated(), withdrawalId }),
+  };
+}
+
+/** The ledger's vocabulary (see `ledgerOf`). */
+export type Ledger = ReturnType<typeof ledgerOf>;

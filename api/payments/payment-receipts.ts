@@ -10,7 +10,7 @@
  * (COMPLETE → CONFIRMING, or → OPEN/EXPIRED). Mined again, it is credited again, in a new round.
  * A dropped transaction the ledger names is kept as history, out of the payment.
  */
-import { post } from '../balance/ledger.ts';
+import { ledgerOf } from '../balance/ledger.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { IncomingTransaction } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -36,16 +36,9 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
   /** Reverses a credited transaction's credit by a posting of its own (the balance may go below zero). */
   async function reverse(stores: Stores, payment: Payment, transaction: { id: number; amount: string; txnId: string }, round: number): Promise<void> {
     const asset = registry.byId(payment.assetId);
-    await post(stores.ledger, clock, {
-      merchantId: payment.merchantId,
-      assetId: asset.id,
-      decimals: asset.decimals,
-      kind: 'payment-reversal',
-      availableDelta: parseAmount(transaction.amount).negated(),
-      reservedDelta: new Amount(0),
+    await ledgerOf(stores.ledger, clock).reverse({ merchantId: payment.merchantId, asset }, parseAmount(transaction.amount), {
       paymentTransactionId: transaction.id,
       creditRound: round,
-      mayGoNegative: true,
     });
     logger.warn({ paymentId: payment.id, txnId: transaction.txnId, amount: transaction.amount }, 'a reorganisation took back a credited transaction; its credit is reversed');
   }
@@ -62,13 +55,7 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
       const confirmed = transaction.confirmations >= payment.confirmsNeeded;
       const state = await stores.ledger.creditState(transaction.id);
       if (confirmed && !state.credited) {
-        await post(stores.ledger, clock, {
-          merchantId: payment.merchantId,
-          assetId: asset.id,
-          decimals: asset.decimals,
-          kind: 'payment-credit',
-          availableDelta: parseAmount(transaction.amount),
-          reservedDelta: new Amount(0),
+        await ledgerOf(stores.ledger, clock).credit({ merchantId: payment.merchantId, asset }, parseAmount(transaction.amount), {
           paymentTransactionId: transaction.id,
           creditRound: state.round,
         });

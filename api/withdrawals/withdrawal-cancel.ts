@@ -4,10 +4,10 @@
  * available balance. Only while nothing is signed for it: a signed payout may still reach the
  * network, and cancelling then could pay and refund the same amount.
  */
-import { post } from '../balance/ledger.ts';
+import { ledgerOf } from '../balance/ledger.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { Clock } from '../shared/clock.ts';
-import { parseAmount, ZERO } from '../shared/money.ts';
+import { parseAmount } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
 import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
@@ -37,15 +37,7 @@ export function createWithdrawalCancel(deps: { uow: UnitOfWork; registry: AssetR
         const amount = parseAmount(found.amount);
         // Before any broadcast the amount is still reserved; after one that reverted it left the ledger then.
         const sent = await stores.ledger.hasWithdrawalStep(id, 'withdrawal-send');
-        await post(stores.ledger, clock, {
-          merchantId: found.merchantId,
-          assetId: asset.id,
-          decimals: asset.decimals,
-          kind: 'withdrawal-release',
-          availableDelta: amount,
-          reservedDelta: sent ? ZERO : amount.negated(),
-          withdrawalId: id,
-        });
+        await ledgerOf(stores.ledger, clock).release({ merchantId: found.merchantId, asset }, amount, id, { sent });
         return (await stores.withdrawals.findById(id))!;
       });
     },

@@ -3,7 +3,7 @@
  * releases it; approving hands the payout to the network adapter, and the reservation leaves the
  * ledger when the payout is broadcast. Every check-then-write runs in one immediate transaction.
  */
-import { InsufficientFunds, post } from '../balance/ledger.ts';
+import { InsufficientFunds, ledgerOf } from '../balance/ledger.ts';
 import { UniqueViolation } from '../db/database.ts';
 import { ApiError, type FieldError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
@@ -17,7 +17,7 @@ import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
-import { AMOUNT_PATTERN, formatAmount, parseAmount, ZERO } from '../shared/money.ts';
+import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
 import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
 import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
@@ -84,16 +84,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       await uow.transaction(async (stores) => {
         if (await stores.withdrawals.findByInvoice(withdrawal.merchantId, withdrawal.invoice)) throw duplicateInvoice(withdrawal.invoice);
         await stores.withdrawals.insert(withdrawal);
-        const amount = parseAmount(withdrawal.amount);
-        await post(stores.ledger, clock, {
-          merchantId: withdrawal.merchantId,
-          assetId: asset.id,
-          decimals: asset.decimals,
-          kind: 'withdrawal-reserve',
-          availableDelta: amount.negated(),
-          reservedDelta: amount,
-          withdrawalId: withdrawal.id,
-        });
+        await ledgerOf(stores.ledger, clock).reserve({ merchantId: withdrawal.merchantId, asset }, parseAmount(withdrawal.amount), withdrawal.id);
       });
     } catch (err) {
       if (err instanceof InsufficientFunds) {
@@ -116,16 +107,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       if (!(await transitions.move(stores, id, 'OPEN', to, clock()))) throw wrongState(withdrawal, action);
       if (to === 'CANCELLED') {
         const asset = registry.byId(withdrawal.assetId);
-        const amount = parseAmount(withdrawal.amount);
-        await post(stores.ledger, clock, {
-          merchantId: merchant.id,
-          assetId: asset.id,
-          decimals: asset.decimals,
-          kind: 'withdrawal-release',
-          availableDelta: amount,
-          reservedDelta: amount.negated(),
-          withdrawalId: id,
-        });
+        await ledgerOf(stores.ledger, clock).release({ merchantId: merchant.id, asset }, parseAmount(withdrawal.amount), id, { sent: false });
       }
       return (await stores.withdrawals.findById(id))!;
     });
@@ -137,15 +119,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       // A payout signed again after one reverted: the reservation left the ledger with the first.
       if (await stores.ledger.hasWithdrawalStep(withdrawal.id, 'withdrawal-send')) return;
       const asset = registry.byId(withdrawal.assetId);
-      await post(stores.ledger, clock, {
-        merchantId: withdrawal.merchantId,
-        assetId: asset.id,
-        decimals: asset.decimals,
-        kind: 'withdrawal-send',
-        availableDelta: ZERO,
-        reservedDelta: parseAmount(withdrawal.amount).negated(),
-        withdrawalId: withdrawal.id,
-      });
+      await ledgerOf(stores.ledger, clock).send({ merchantId: withdrawal.merchantId, asset }, parseAmount(withdrawal.amount), withdrawal.id);
     });
   }
 
