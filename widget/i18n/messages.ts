@@ -1,6 +1,6 @@
 /**
  * @module What the payer reads, per language: the `Messages` every locale provides (a locale
- * missing one does not type-check, and test/api/locales.test.ts fails on an empty one), and the
+ * missing one does not type-check, and test/unit/locales.test.ts fails on an empty one), and the
  * formatting that follows the locale without ever turning an amount into a float.
  */
 import type { Locale } from './locales.ts';
