@@ -29,6 +29,8 @@ import type { Merchant } from '../api/merchants/merchant.store.ts';
 import { createServices } from '../api/services.ts';
 import { systemClock } from '../api/shared/clock.ts';
 import { silentLogger } from '../api/shared/logger.ts';
+import { ListPaymentsQuery, parseCreatePayment } from '../api/payments/payment.schema.ts';
+import { parseOrThrow } from '../api/http/validate.ts';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { seedPayments } from './seed.ts';
 
@@ -117,7 +119,7 @@ async function openHistory(total: number, log: (message: string) => void, store:
   services = await createServices({ db, config: { ...config, databaseUrl }, clock: systemClock, logger: silentLogger(), serverKey });
   const merchant: Merchant = (await services.uow.stores.merchants.findAny())!.merchant;
   // A few live payments, as a shop always has.
-  for (let i = 0; i < 5; i++) await services.payments.create(merchant, { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } });
+  for (let i = 0; i < 5; i++) await services.payments.create(merchant, parseCreatePayment(services.registry, { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } }));
   const oldest = (await db.get<{ id: string }>('SELECT id FROM payments WHERE merchant_id = ? ORDER BY created_at LIMIT 1', [merchant.id]))!.id;
   const txn = (await db.get<{ txn_id: string }>('SELECT txn_id FROM payment_transactions ORDER BY id LIMIT 1'))?.txn_id ?? 'none';
   const calls = QUERIES.map(([, asked]) => {
@@ -128,7 +130,8 @@ async function openHistory(total: number, log: (message: string) => void, store:
         return [k, ['statuses', 'invoices', 'ids', 'txnIds'].includes(k) ? value.split(',') : value];
       }),
     );
-    return () => services.payments.list(merchant, query);
+    const filters = parseOrThrow(ListPaymentsQuery, query);
+    return () => services.payments.list(merchant, filters);
   });
   return {
     total: seeded.totalPayments,

@@ -1,6 +1,5 @@
 /** The payer's side of a payment: the public view and its ETag, rendered once per payment version. */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../http/api-error.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { isTerminal } from '../payments/payment-status.ts';
@@ -9,6 +8,7 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import type { Payment, PaymentTransaction } from '../payments/payment.store.ts';
 import { paymentFigures } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
+import { NotFound } from '../shared/errors.ts';
 import { storedId } from '../shared/ids.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
@@ -118,7 +118,7 @@ export function createCheckoutService(deps: {
       const stamp = key === undefined ? undefined : await uow.stores.payments.stampOf(key);
       const now = clock();
       const rendered = stamp && (views.get(stamp.id, stamp, now) ?? (await renderCurrent(stamp.id, now)));
-      if (!rendered) throw new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists.`);
+      if (!rendered) throw new NotFound('payment-not-found', `No payment with id "${id}" exists.`);
       return snapshotAt(rendered, now);
     },
 

@@ -1,37 +1,10 @@
-/** One field that failed validation, named by its dotted path in the request. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+/**
+ * @module The HTTP side of errors: `ApiError` for what only HTTP can go wrong (keys, signatures,
+ * bodies, routes, rate limits), and the status each kind of use-case refusal answers with.
+ */
+import { Conflict, type DomainError, type ErrorCode, type FieldError, invalidFields, InvalidInput, InvalidState, NotFound, Refused, Unavailable } from '../shared/errors.ts';
 
-/** Every stable error code the API answers with. */
-export type ErrorCode =
-  | 'validation-failed'
-  | 'invalid-json'
-  | 'unsupported-media-type'
-  | 'payload-too-large'
-  | 'unsupported-asset'
-  | 'missing-api-key'
-  | 'invalid-api-key'
-  | 'missing-signature'
-  | 'invalid-signature'
-  | 'payment-not-found'
-  | 'withdrawal-not-found'
-  | 'webhook-not-found'
-  | 'delivery-not-found'
-  | 'webhook-limit-reached'
-  | 'payouts-disabled'
-  | 'not-found'
-  | 'method-not-allowed'
-  | 'insufficient-funds'
-  | 'invalid-state'
-  | 'duplicate-invoice'
-  | 'database-unavailable'
-  | 'storage-unavailable'
-  | 'idempotency-key-in-use'
-  | 'idempotency-key-reused'
-  | 'rate-limited'
-  | 'internal-error';
+export type { ErrorCode, FieldError } from '../shared/errors.ts';
 
 /** An error meant for the client: its status, stable code and message reach the response as-is. */
 export class ApiError extends Error {
@@ -52,23 +25,20 @@ export class ApiError extends Error {
   }
 }
 
-/** The most problems one validation-failed answer lists; the message says how many more there were. */
-export const MAX_DETAILS = 50;
-const MAX_PATH = 200;
+/** A 400 validation-failed listing every bad field (see `invalidFields`). */
+export const validationFailed = invalidFields;
 
-/**
- * A 400 listing every bad field at once, each with its first problem, up to MAX_DETAILS of them
- * (a body of thousands of unknown keys must not cost an answer thousands of entries long). Linear
- * in the number of problems.
- */
-export function validationFailed(details: FieldError[]): ApiError {
-  // Checks that keep running after a field already failed ("abc" fails both the pattern and the
-  // range) would otherwise name the same field twice.
-  const seen = new Set<string>();
-  const firstPerField = details.filter((d) => !seen.has(d.path) && seen.add(d.path) !== undefined);
-  // A field name is the client's text: a 60 KB key must not make a 120 KB answer.
-  const shown = firstPerField.slice(0, MAX_DETAILS).map((d) => (d.path.length > MAX_PATH ? { ...d, path: `${d.path.slice(0, MAX_PATH)}…` } : d));
-  const more = firstPerField.length - shown.length;
-  const fields = shown.map((d) => d.path || '(body)').join(', ');
-  return new ApiError(400, 'validation-failed', `The request has invalid fields: ${fields}${more > 0 ? `, and ${more} more not listed` : ''}.`, shown);
+/** The status each kind of use-case refusal answers with. */
+export function statusOf(error: DomainError): number {
+  if (error instanceof NotFound) return 404;
+  if (error instanceof InvalidInput) return 400;
+  if (error instanceof InvalidState || error instanceof Conflict) return 409;
+  if (error instanceof Refused) return 422;
+  if (error instanceof Unavailable) return 503;
+  return 400;
+}
+
+/** A use case's refusal as the API answers it. */
+export function fromDomainError(error: DomainError): ApiError {
+  return new ApiError(statusOf(error), error.code, error.message, error.details);
 }

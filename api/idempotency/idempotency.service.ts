@@ -4,7 +4,7 @@
  * twice. Records live in the database, so every instance on it honours them.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../http/api-error.ts';
+import { Conflict, InvalidInput, Refused } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -35,7 +35,7 @@ export function createIdempotencyService(deps: { uow: UnitOfWork; clock: Clock }
      */
     async begin(merchantId: string, key: string, method: string, path: string, body: Buffer): Promise<IdempotencyOutcome> {
       if (!KEY_PATTERN.test(key)) {
-        throw new ApiError(400, 'validation-failed', 'The request has invalid fields: Idempotency-Key.', [
+        throw new InvalidInput('validation-failed', 'The request has invalid fields: Idempotency-Key.', [
           { path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
         ]);
       }
@@ -44,10 +44,10 @@ export function createIdempotencyService(deps: { uow: UnitOfWork; clock: Clock }
       if (await store.claim(merchantId, key, requestHash, now, now + IDEMPOTENCY_LOCK_MS, now + IDEMPOTENCY_TTL_MS)) return { kind: 'first', requestHash };
       const record = await store.find(merchantId, key);
       if (record && record.requestHash !== requestHash) {
-        throw new ApiError(422, 'idempotency-key-reused', 'This Idempotency-Key was already used with a different request (method, path or body bytes). Use a new key for a new request.');
+        throw new Refused('idempotency-key-reused', 'This Idempotency-Key was already used with a different request (method, path or body bytes). Use a new key for a new request.');
       }
       if (!record || record.statusCode === null || record.responseBody === null) {
-        throw new ApiError(409, 'idempotency-key-in-use', 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its answer.');
+        throw new Conflict('idempotency-key-in-use', 'A request with this Idempotency-Key is still being processed. Retry in a moment to get its answer.');
       }
       return { kind: 'replay', statusCode: record.statusCode, body: record.responseBody };
     },

@@ -1,5 +1,5 @@
 /** Request rules that depend on the asset: which pair it names and how fine its amounts may be. */
-import { ApiError, type FieldError, validationFailed } from '../http/api-error.ts';
+import { type FieldError, invalidFields, InvalidInput } from '../shared/errors.ts';
 import { AMOUNT_PATTERN, fractionDigits } from '../shared/money.ts';
 import type { Asset, AssetRegistry } from './asset-registry.ts';
 
@@ -26,16 +26,16 @@ export function resolveRequestAsset(
     if (typeof short === 'string' && typeof network === 'string' && short !== '' && network !== '') {
       const served = registry.assets().filter((a) => registry.isServed(a));
       const message = `${short} on network "${network}" is not a served asset; served pairs are ${served.length === 0 ? 'none (no network runs on a node or on the simulator)' : served.map((a) => `${a.short}/${a.network}`).join(', ')}.`;
-      if (errors.length === 0) throw new ApiError(400, 'unsupported-asset', message);
+      if (errors.length === 0) throw new InvalidInput('unsupported-asset', message);
       errors.push({ path: 'asset', message });
     }
-    throw validationFailed(errors);
+    throw invalidFields(errors);
   }
   const amount = field(body, 'amount');
   if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && fractionDigits(amount) > asset.decimals) {
     errors.push({ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` });
   }
   errors.push(...assetChecks(asset));
-  if (errors.length > 0) throw validationFailed(errors);
+  if (errors.length > 0) throw invalidFields(errors);
   return asset;
 }

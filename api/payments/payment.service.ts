@@ -1,11 +1,9 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
-import { ApiError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
-import { parseCollecting, parseOrThrow } from '../http/validate.ts';
+import { NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AddressPool } from '../networks/address-pool.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
-import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
@@ -13,7 +11,7 @@ import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
-import { CreatePaymentInput, ListPaymentsQuery, type PaymentOutput } from './payment.schema.ts';
+import type { CreatePaymentRequest, ListPaymentsQuery, PaymentOutput } from './payment.schema.ts';
 import type { NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 
@@ -93,16 +91,13 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return listInOneSnapshot(merchant, query, now, offset, limit);
   }
 
-  function notFound(id: string): ApiError {
-    return new ApiError(404, 'payment-not-found', `No payment with id "${id}" exists for this merchant.`);
+  function notFound(id: string): NotFound {
+    return new NotFound('payment-not-found', `No payment with id "${id}" exists for this merchant.`);
   }
 
   return {
     /** Creates a payment with a fresh receiving address; all or nothing, settled once committed. */
-    async create(merchant: Merchant, body: unknown): Promise<PaymentOutput> {
-      const { data, errors } = parseCollecting(CreatePaymentInput, body);
-      const asset = resolveRequestAsset(registry, body, errors);
-      const input = data!;
+    async create(merchant: Merchant, { input, asset }: CreatePaymentRequest): Promise<PaymentOutput> {
       const now = clock();
       const timeout = input.timeout ?? deps.paymentTimeoutSeconds;
       const fields: Omit<NewPayment, 'addressTo' | 'destTag'> = {
@@ -137,8 +132,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     },
 
     /** A page of the merchant's payments, newest first; each record is its cached JSON rendering. */
-    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<ListEnvelope<JsonText>> {
-      const query = withStoredIds(parseOrThrow(ListPaymentsQuery, rawQuery));
+    async list(merchant: Merchant, filters: ListPaymentsQuery): Promise<ListEnvelope<JsonText>> {
+      const query = withStoredIds(filters);
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
       const { records, total } = await listPage(merchant, query, clock(), (page - 1) * limit, limit);

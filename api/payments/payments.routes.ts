@@ -2,6 +2,9 @@ import { Router } from 'express';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { sendJsonList, sendJsonText } from '../http/send-json.ts';
+import { parseOrThrow } from '../http/validate.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import { ListPaymentsQuery, parseCreatePayment } from './payment.schema.ts';
 import type { PaymentService } from './payment.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
@@ -10,13 +13,14 @@ const SCALARS = ['page', 'limit'] as const;
 const FREE_TEXT_FILTERS = ['invoices'] as const;
 
 /** POST /payment, GET /payment, GET /payment/:id, mounted at /v2/payment. */
-export function paymentRoutes(payments: PaymentService, auth: MerchantAuth): Router {
+export function paymentRoutes(payments: PaymentService, registry: AssetRegistry, auth: MerchantAuth): Router {
   const router = Router();
   router.post('/', ...auth.signedJson, async (req, res) => {
-    res.json(await payments.create(res.locals.merchant, req.body));
+    res.json(await payments.create(res.locals.merchant, parseCreatePayment(registry, req.body)));
   });
   router.get('/', ...auth.apiKey, async (req, res) => {
-    sendJsonList(res, await payments.list(res.locals.merchant, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS)));
+    const query = parseOrThrow(ListPaymentsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS));
+    sendJsonList(res, await payments.list(res.locals.merchant, query));
   });
   router.get('/:id', ...auth.apiKey, async (req, res) => {
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));

@@ -6,7 +6,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { randomBytes } from 'node:crypto';
 import { UniqueViolation } from '../db/database.ts';
-import { ApiError } from '../http/api-error.ts';
+import { InvalidState, NotFound } from '../shared/errors.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
 import type { Asset, Network } from '../networks/asset-registry.ts';
 import { type ChainEvent, type NetworkAdapter, NO_LONGER_PAYABLE, type Payout, PayoutWaiting, type SentPayout } from '../networks/network-adapter.ts';
@@ -143,11 +143,11 @@ export function createSimulatedNetwork(deps: { uow: UnitOfWork; network: Network
     /** Drops an unconfirmed payer transaction from the mempool (as a double-spend or fee bump would). */
     async drop(txnId: string): Promise<void> {
       const row = await chains.find(name, txnId);
-      if (!row || row.dropped) throw new ApiError(404, 'not-found', `No transaction ${txnId} in the ${name} mempool.`);
+      if (!row || row.dropped) throw new NotFound('not-found', `No transaction ${txnId} in the ${name} mempool.`);
       if (row.blockHeight !== null || row.reference !== null) {
-        throw new ApiError(409, 'invalid-state', 'Only an unconfirmed payer transaction can be dropped.');
+        throw new InvalidState('invalid-state', 'Only an unconfirmed payer transaction can be dropped.');
       }
-      if (!(await chains.markDropped(txnId))) throw new ApiError(409, 'invalid-state', 'Only an unconfirmed payer transaction can be dropped.');
+      if (!(await chains.markDropped(txnId))) throw new InvalidState('invalid-state', 'Only an unconfirmed payer transaction can be dropped.');
       await onEvent({ kind: 'dropped', network: name, txnId });
     },
   };

@@ -1,5 +1,5 @@
 /** The simulated chains of every network, and the dev use cases that drive them. */
-import { ApiError, type FieldError, validationFailed } from '../http/api-error.ts';
+import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
 import { parseCollecting } from '../http/validate.ts';
 import { addressCodec } from '../networks/address-codecs.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
@@ -28,7 +28,7 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
 
   function networkNamed(name: string): SimulatedNetwork {
     const network = networks.get(name);
-    if (!network) throw validationFailed([unknownNetwork]);
+    if (!network) throw invalidFields([unknownNetwork]);
     return network;
   }
 
@@ -75,7 +75,7 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
       const named = (body as { network?: unknown } | null)?.network;
       // Listed with the schema's errors, so every bad field is named at once.
       if (typeof named === 'string' && named !== '' && !networks.has(named)) errors.push(unknownNetwork);
-      if (errors.length > 0) throw validationFailed(errors);
+      if (errors.length > 0) throw invalidFields(errors);
       const input = parsed.data!;
       const count = input.count ?? 1;
       const targets = input.network === undefined ? [...networks.values()] : [networkNamed(input.network)];
@@ -92,10 +92,10 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
           await network.drop(txnId);
           return { txnId, dropped: true };
         } catch (err) {
-          if (!(err instanceof ApiError) || err.status !== 404) throw err;
+          if (!(err instanceof NotFound)) throw err;
         }
       }
-      throw new ApiError(404, 'not-found', `No unconfirmed transaction ${txnId} on any simulated network.`);
+      throw new NotFound('not-found', `No unconfirmed transaction ${txnId} on any simulated network.`);
     },
 
     /** Mines one block on every network (the block timer). */

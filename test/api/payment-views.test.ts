@@ -230,7 +230,7 @@ describe('a payment list read while another process writes', () => {
     const payments = createPaymentService({ uow, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600 });
     try {
       for (const limit of ['20', '5']) {
-        const page = await payments.list(keys.merchant, { statuses: ['OPEN'], limit });
+        const page = await payments.list(keys.merchant, { statuses: ['OPEN'], limit: Number(limit) });
         const list = { ...page, data: page.data.map((record) => JSON.parse(record) as { status: string }) };
         assert.ok(
           list.data.every((p) => p.status === 'OPEN'),

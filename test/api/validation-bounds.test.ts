@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_DETAILS } from '../../api/http/api-error.ts';
+import { MAX_DETAILS } from '../../api/shared/errors.ts';
 import { sign, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 /** A JSON object of unknown keys, just under 64 KiB, built once (linearly). */
