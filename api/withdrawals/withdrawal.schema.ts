@@ -16,7 +16,7 @@ export const CreateWithdrawalInput = z
     addressTo: plainString()
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
-      .meta({ description: 'Destination address, valid for the asset\'s network (checksum checked).' }),
+      .meta({ description: 'Destination address, valid for the asset\'s network (checksum checked); a zero address, whose payout would be burnt, is refused.' }),
     customer: Customer.nullish(),
     destTag: z
       .string()
