@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/list-page.ts';
-import { text } from './validate.ts';
+import { plainString, text } from './validate.ts';
 
 /** A request amount: a decimal string, positive, at most one billion. */
 export const AmountInput = z
@@ -19,10 +19,10 @@ export const AmountInput = z
 /** The asset of a request: only `short` and `network` are read. */
 export const AssetInput = z
   .strictObject({
-    short: z.string().min(1, 'must not be empty').max(20, 'must be at most 20 characters').meta({ examples: ['BTC'] }),
-    network: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters').meta({ examples: ['bitcoin'] }),
-    name: z.string().max(200).optional().meta({ description: 'Ignored: accepted so a client may send back an asset it received.' }),
-    logoUrl: z.string().max(2000).optional().meta({ description: 'Ignored, like `name`.' }),
+    short: plainString().min(1, 'must not be empty').max(20, 'must be at most 20 characters').meta({ examples: ['BTC'] }),
+    network: plainString().min(1, 'must not be empty').max(40, 'must be at most 40 characters').meta({ examples: ['bitcoin'] }),
+    name: plainString().max(200).optional().meta({ description: 'Ignored: accepted so a client may send back an asset it received.' }),
+    logoUrl: plainString().max(2000).optional().meta({ description: 'Ignored, like `name`.' }),
     decimals: z.number().optional().meta({ description: 'Ignored, like `name`.' }),
   })
   .meta({ description: 'Which asset, on which network. See GET /v2/assets for the served pairs.' });
@@ -95,4 +95,4 @@ export function filterValues<T extends z.ZodType>(description: string, item: T) 
 }
 
 /** A free-form value of an array filter. */
-export const FilterValue = z.string().max(200, 'each value must be at most 200 characters');
+export const FilterValue = plainString().max(200, 'each value must be at most 200 characters');

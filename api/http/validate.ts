@@ -51,6 +51,9 @@ export function parseCollecting<S extends z.ZodType>(
   return result.success ? { data: result.data, errors: [] } : { data: undefined, errors: toFieldErrors(result.error) };
 }
 
+// C0 (with NUL), DEL, C1, and the line and paragraph separators. No request field takes any of
+// them (CONTRACT.md has no multi-line field): PostgreSQL cannot store NUL at all, and the rest
+// would reach logs, webhook consumers and the payer's page as hidden text or terminal commands.
 // oxlint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Without the u flag the pattern sees UTF-16 code units, so it finds halves of a surrogate pair
@@ -58,22 +61,28 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const WELL_FORMED_MESSAGE = 'must be valid Unicode text (it has half of a surrogate pair)';
 
-/** A free-text string: trimmed length 1..max, no control characters, storable as UTF-8. */
-export function text(max: number) {
+/**
+ * A string of a request (body, query or CLI input): no control characters, storable as UTF-8, the
+ * same on both stores. Every string field of a request schema starts here.
+ */
+export function plainString() {
   return z
     .string()
-    .max(max, `must be at most ${max} characters`)
-    .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters')
     .refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE);
 }
 
+/** A free-text string: trimmed length 1..max, no control characters, storable as UTF-8. */
+export function text(max: number) {
+  return plainString()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, 'must not be empty');
+}
+
 /** An absolute http or https URL. */
 export function httpUrl(max = 2000) {
-  return z
-    .string()
+  return plainString()
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE)
     .refine((s) => {
       try {
         const url = new URL(s);

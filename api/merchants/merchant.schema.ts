@@ -1,6 +1,6 @@
 /** What an operator gives to create a merchant. */
 import { z } from 'zod';
-import { httpUrl, text } from '../http/validate.ts';
+import { httpUrl, plainString, text } from '../http/validate.ts';
 
 // An optional http(s) scheme, a host name (letters, digits, hyphens, dots), an optional port, then
 // an optional path, query or fragment.
@@ -12,8 +12,7 @@ export const CreateMerchantInput = z.strictObject({
   email: z.email('must be an e-mail address').max(254).optional(),
   // The specification lets a site address come without a scheme ("shop.example.com"); any scheme
   // other than http(s) (javascript:, data:) is refused, since a payer's page may link to it.
-  siteUrl: z
-    .string()
+  siteUrl: plainString()
     .max(2000)
     .regex(SITE_ADDRESS, 'must be a site address such as shop.example.com or https://shop.example.com')
     .optional(),

@@ -24,6 +24,8 @@ export interface AddressCodec {
   isValid(address: string): boolean;
   /** Whether payments to this network must carry a destination tag. */
   readonly requiresTag: boolean;
+  /** Whether a valid address is the network's zero address: no one holds its key, so what it gets is lost. */
+  isZero(address: string): boolean;
 }
 
 type BtcNetwork = typeof NETWORK;
@@ -34,12 +36,14 @@ const LITECOIN: BtcNetwork = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32
 
 const base58check = createBase58check(sha256);
 const TRON_PREFIX = 0x41;
+const TRON_ZERO = base58check.encode(Uint8Array.of(TRON_PREFIX, ...new Uint8Array(20)));
 
 function btcLike(networks: BtcNetwork[]): AddressCodec {
   const primary = networks[0]!;
   return {
     requiresTag: false,
     keyForm: 'compressed',
+    isZero: () => false,
     // The key is the wallet's own, valid by construction: hashed, not re-checked (p2wpkh would
     // decompress it to check it, most of an address's cost).
     fromPublicKey: (publicKey) => Address(primary).encode({ type: 'wpkh', hash: ripemd160(sha256(compressed(publicKey))) }),
@@ -70,6 +74,8 @@ const ethereum: AddressCodec = {
   fromPublicKey: (publicKey) => ethAddress.fromPublicKey(uncompressed(publicKey)),
   // All-lowercase and all-uppercase addresses carry no checksum (EIP-55); mixed case must match it.
   isValid: (address) => /^0x[0-9a-fA-F]{40}$/.test(address) && ethAddress.isValid(address),
+  // Ether and every ERC-20 token sent there are burnt.
+  isZero: (address) => /^0x0{40}$/.test(address),
 };
 
 const tron: AddressCodec = {
@@ -88,11 +94,14 @@ const tron: AddressCodec = {
       return false;
     }
   },
+  // The prefix and twenty zero bytes (the Ethereum zero address, TRON's way).
+  isZero: (address) => address === TRON_ZERO,
 };
 
 const ripple: AddressCodec = {
   requiresTag: true,
   keyForm: 'compressed',
+  isZero: () => false,
   fromPublicKey: (publicKey) => encodeAccountID(ripemd160(sha256(compressed(publicKey)))),
   isValid: (address) => {
     try {

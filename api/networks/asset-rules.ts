@@ -23,7 +23,9 @@ export function resolveRequestAsset(
   const found = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
   const asset = found && registry.isServed(found) ? found : undefined;
   if (!asset) {
-    if (typeof short === 'string' && typeof network === 'string' && short !== '' && network !== '') {
+    // A pair the schema already refused (a control character, too long) is misnamed, not unknown.
+    const misnamed = errors.some((e) => e.path === 'asset.short' || e.path === 'asset.network');
+    if (typeof short === 'string' && typeof network === 'string' && short !== '' && network !== '' && !misnamed) {
       const served = registry.assets().filter((a) => registry.isServed(a));
       const message = `${short} on network "${network}" is not a served asset; served pairs are ${served.length === 0 ? 'none (no network runs on a node or on the simulator)' : served.map((a) => `${a.short}/${a.network}`).join(', ')}.`;
       if (errors.length === 0) throw new InvalidInput('unsupported-asset', message);

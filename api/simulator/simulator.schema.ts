@@ -1,11 +1,12 @@
 /** Bodies of the simulator's dev endpoints. */
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput } from '../http/common.schema.ts';
+import { plainString } from '../http/validate.ts';
 
 /** Body of POST /v2/dev/transactions: a payer's transaction on a simulated chain. */
 export const SimulatedTransactionInput = z
   .strictObject({
-    address: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    address: plainString().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
     amount: AmountInput,
     asset: AssetInput,
     destTag: z.string().regex(/^[0-9]{1,10}$/, 'must be a whole number in a string').nullish(),
@@ -16,7 +17,7 @@ export const SimulatedTransactionInput = z
 /** Body of POST /v2/dev/blocks. */
 export const MineBlocksInput = z
   .strictObject({
-    network: z.string().min(1).max(40).optional().meta({ description: 'Network to mine on; all networks when left out.' }),
+    network: plainString().min(1).max(40).optional().meta({ description: 'Network to mine on; all networks when left out.' }),
     count: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
   })
   .meta({ id: 'MineBlocks' });

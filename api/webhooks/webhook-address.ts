@@ -27,9 +27,16 @@ for (const [prefix, bits] of [
   BLOCKED.addSubnet(prefix, bits, 'ipv4');
 }
 for (const [prefix, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 of any IPv4 address
+  // Transition forms carry an IPv4 address inside an IPv6 one (::127.0.0.1, 2002:7f00:1::), so a
+  // relay or translator may deliver them to a loopback or private host. None is an address a
+  // merchant's server has, so each prefix is refused whole, whatever IPv4 address it carries.
+  // (IPv4-mapped ::ffff:0:0/96 is not among them: the BlockList checks it as its IPv4 address.)
+  ['::', 96], // IPv4-compatible (deprecated), with :: and ::1
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
+  ['64:ff9b::', 96], // NAT64, well-known prefix
+  ['64:ff9b:1::', 48], // NAT64, local-use prefix
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7], // unique local

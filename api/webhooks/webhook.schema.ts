@@ -1,6 +1,7 @@
 /** Request and response schemas of webhooks (contract section 12, Standard Webhooks 1.0). */
 import { z } from 'zod';
 import { pageQuery, Timestamp } from '../http/common.schema.ts';
+import { plainString } from '../http/validate.ts';
 
 /** Every event type, in the order a payment or withdrawal goes through them. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -22,8 +23,7 @@ export const MAX_WEBHOOK_URL = 2000;
 /** Body of POST /v2/webhooks. */
 export const CreateWebhookInput = z
   .strictObject({
-    url: z
-      .string()
+    url: plainString()
       .min(1, 'must not be empty')
       .max(MAX_WEBHOOK_URL, `must be at most ${MAX_WEBHOOK_URL} characters`)
       .meta({

@@ -1,7 +1,7 @@
 /** Request and response schemas of withdrawals and balances. */
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
-import { text } from '../http/validate.ts';
+import { plainString, text } from '../http/validate.ts';
 
 /** Every withdrawal status. */
 export const WITHDRAWAL_STATUSES = ['CANCELLED', 'OPEN', 'APPROVED', 'COMPLETE'] as const;
@@ -13,11 +13,10 @@ export const CreateWithdrawalInput = z
   .strictObject({
     amount: AmountInput.meta({ description: 'Amount taken from the balance; the recipient gets it minus the network fee.' }),
     asset: AssetInput,
-    addressTo: z
-      .string()
+    addressTo: plainString()
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
-      .meta({ description: 'Destination address, valid for the asset\'s network (checksum checked).' }),
+      .meta({ description: 'Destination address, valid for the asset\'s network (checksum checked); a zero address, whose payout would be burnt, is refused.' }),
     customer: Customer.nullish(),
     destTag: z
       .string()

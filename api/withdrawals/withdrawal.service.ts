@@ -41,6 +41,8 @@ function assetErrors(asset: Asset, body: unknown): FieldError[] {
   const codec = addressCodec(asset.network);
   if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
     errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
+  } else if (typeof addressTo === 'string' && addressTo !== '' && codec.isZero(addressTo)) {
+    errors.push({ path: 'addressTo', message: `is the zero address of ${asset.network}: no one holds its key, so a payout there would be lost` });
   }
   const hasTag = destTag !== undefined && destTag !== null;
   if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
@@ -103,8 +105,10 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
   function move(merchant: Merchant, id: string, to: WithdrawalStatus, action: string): Promise<Withdrawal> {
     return uow.transaction(async (stores) => {
       const withdrawal = await owned(stores, merchant, id);
-      // The conditional update is the check: of two racing moves, one changes the row.
-      if (!(await transitions.move(stores, id, 'OPEN', to, clock()))) throw wrongState(withdrawal, action);
+      // The conditional update is the check: of two racing moves, one changes the row. The loser
+      // names the state the winner left, read again: on PostgreSQL (read committed) the read above
+      // may predate a move that committed while this update waited for the row.
+      if (!(await transitions.move(stores, id, 'OPEN', to, clock()))) throw wrongState((await stores.withdrawals.findById(id)) ?? withdrawal, action);
       if (to === 'CANCELLED') {
         const asset = registry.byId(withdrawal.assetId);
         await ledgerOf(stores.ledger, clock).release({ merchantId: merchant.id, asset }, parseAmount(withdrawal.amount), id, { sent: false });
@@ -205,7 +209,11 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       } catch (err) {
         logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
       }
-      return toWithdrawalOutput(registry, (await uow.stores.withdrawals.findById(id))!, merchant);
+      const answered = (await uow.stores.withdrawals.findById(id))!;
+      // The operator's cancel (withdrawal-cancel.ts) got in before the payout was signed: nothing
+      // goes out, and the answer is the one a cancel that came first gets, not a 200 CANCELLED.
+      if (answered.status === 'CANCELLED') throw wrongState(answered, 'approved');
+      return toWithdrawalOutput(registry, answered, merchant);
     },
 
     /** Cancels an OPEN withdrawal and releases its reservation. */

@@ -206,6 +206,8 @@ const BAD_URLS: readonly unknown[] = [
   '',
   `https://shop.example/${'a'.repeat(2000)}`,
   'https://shop.example/\ud800',
+  'https://shop.example/ret\u0000urn',
+  'https://shop.example/ret\u009burn',
   1,
   true,
   {},

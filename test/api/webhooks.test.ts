@@ -407,6 +407,35 @@ describe('production address rules', () => {
     }
   });
 
+  test('IPv6 transition forms of loopback and private addresses are refused at registration', async () => {
+    // Each URL host as the URL parser writes it, which is what the answer names.
+    for (const [url, host] of [
+      ['https://[::127.0.0.1]/hook', '::7f00:1'], // IPv4-compatible (deprecated)
+      ['https://[::ffff:0:127.0.0.1]/hook', '::ffff:0:7f00:1'], // IPv4-translated (SIIT)
+      ['https://[2002:7f00:1::]/hook', '2002:7f00:1::'], // 6to4 of 127.0.0.1
+      ['https://[2002:c0a8:1::1]/hook', '2002:c0a8:1::1'], // 6to4 of 192.168.0.1
+      ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe'], // Teredo of 127.0.0.1
+      ['https://[64:ff9b::7f00:1]/hook', '64:ff9b::7f00:1'], // NAT64 (well-known prefix)
+      ['https://[64:ff9b:1::a00:1]/hook', '64:ff9b:1::a00:1'], // NAT64 (local-use prefix) of 10.0.0.1
+    ] as const) {
+      const response = await strictApi.post('/webhooks', { url });
+      assert.deepEqual(
+        { status: response.status, body: response.body },
+        {
+          status: 400,
+          body: {
+            error: {
+              code: 'validation-failed',
+              message: 'The request has invalid fields: url.',
+              details: [{ path: 'url', message: `resolves to ${host}, a loopback, private or link-local address; webhooks go to public addresses only` }],
+            },
+          },
+        },
+        url,
+      );
+    }
+  });
+
   test('an endpoint whose address turned private is refused again at delivery', async () => {
     const merchant = await strict.createMerchant('Rebinding Shop');
     // As if its DNS answered a public address at registration and a loopback one now.
@@ -435,8 +464,12 @@ describe('production address rules', () => {
   });
 
   test('isPublicAddress tells public from special-purpose addresses', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
     for (const address of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '224.0.0.1', 'not-an-ip']) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+    // IPv6 transition forms: whatever IPv4 address they carry, the service does not send to them.
+    for (const address of ['::127.0.0.1', '::8.8.8.8', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', '2002:808:808::1', '2002:7f00:1::', '2001::1', '2001:0:4136:e378:8000:63bf:80ff:fffe', '64:ff9b::808:808', '64:ff9b:1::7f00:1']) {
       assert.equal(isPublicAddress(address), false, address);
     }
   });

@@ -2,9 +2,15 @@
 import Decimal from 'decimal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { ApiError } from '../../api/http/api-error.ts';
+import type { NetworkAdapter } from '../../api/networks/network-adapter.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
 import { createWebhookOutbox } from '../../api/webhooks/webhook-outbox.ts';
 import { CancelRefused, createWithdrawalCancel } from '../../api/withdrawals/withdrawal-cancel.ts';
+import { createWithdrawalService } from '../../api/withdrawals/withdrawal.service.ts';
 import { createWithdrawalTransitions } from '../../api/withdrawals/withdrawal-transitions.ts';
+import { testClusterUrl } from '../helpers/test-database.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
@@ -244,6 +250,20 @@ describe('refusing a bad withdrawal', () => {
     ]);
   });
 
+  test('refuses the zero address as a destination: no one holds its key, so the payout would be burnt', async () => {
+    const zero = [
+      ['0x0000000000000000000000000000000000000000', [ETH, { short: 'USDT', network: 'ethereum' }, { short: 'USDC', network: 'ethereum' }]],
+      ['T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb', [{ short: 'TRX', network: 'tron' }, { short: 'USDT', network: 'tron' }]],
+    ] as const;
+    for (const [addressTo, assets] of zero) {
+      for (const asset of assets) {
+        await expectInvalid({ amount: '10', asset, addressTo, invoice: nextInvoice() }, [
+          { path: 'addressTo', message: `is the zero address of ${asset.network}: no one holds its key, so a payout there would be lost` },
+        ]);
+      }
+    }
+  });
+
   test('names an unserved pair as unsupported-asset', async () => {
     const response = await api.post('/withdrawal', { amount: '1', asset: { short: 'DOGE', network: 'dogecoin' }, addressTo: 'D8vFz4p1L37jdg47HXKtSHA5uYLYxbGgPD', invoice: nextInvoice() });
     assert.equal(response.status, 400);
@@ -317,6 +337,77 @@ describe('approving and cancelling', () => {
     const response = await api.post(`/withdrawal/${approved.id}/cancel`, {});
     assert.equal(response.status, 409);
     assert.deepEqual(response.body, { error: { code: 'invalid-state', message: 'The withdrawal is APPROVED; only an OPEN withdrawal can be cancelled.' } });
+  });
+
+  test('an approve whose write waits behind a cancel of the same withdrawal answers 409 invalid-state, as for a cancelled one', { skip: !testClusterUrl() && 'PostgreSQL only: SQLite runs write transactions one at a time, so both cannot read OPEN' }, async () => {
+    const withdrawal = await openWithdrawal();
+    const balanceBefore = await balanceOf(api, 'ETH', 'ethereum');
+    // The row is held here, so the cancel, then the approve, read OPEN and queue for it in that order.
+    const holder = new pg.Client({ connectionString: server.services.config.databaseUrl });
+    const observer = new pg.Client({ connectionString: server.services.config.databaseUrl });
+    await Promise.all([holder.connect(), observer.connect()]);
+    const queuedForTheRow = async (count: number) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { rows } = await observer.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        if (rows[0]!.n === count) return;
+        if (Date.now() > deadline) assert.fail(`${rows[0]!.n} sessions wait for a lock, not ${count}`);
+      }
+    };
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM withdrawals WHERE id = $1 FOR UPDATE', [withdrawal.id]);
+      const cancelling = api.post(`/withdrawal/${withdrawal.id}/cancel`, {});
+      await queuedForTheRow(1);
+      const approving = api.post(`/withdrawal/${withdrawal.id}/approve`, {});
+      await queuedForTheRow(2);
+      await holder.query('COMMIT');
+      const [cancelled, approved] = await Promise.all([cancelling, approving]);
+      assert.equal(cancelled.status, 200);
+      assert.equal(cancelled.body.status, 'CANCELLED');
+      assert.deepEqual(
+        { status: approved.status, body: approved.body },
+        { status: 409, body: { error: { code: 'invalid-state', message: 'The withdrawal is CANCELLED; only an OPEN withdrawal can be approved.' } } },
+      );
+    } finally {
+      await Promise.all([holder.end(), observer.end()]);
+    }
+    assert.equal((await api.get(`/withdrawal/${withdrawal.id}`)).body.status, 'CANCELLED');
+    assert.deepEqual(await balanceOf(api, 'ETH', 'ethereum'), {
+      available: new Decimal(balanceBefore!.available).plus('0.1').toFixed(8),
+      reserved: new Decimal(balanceBefore!.reserved).minus('0.1').toFixed(8),
+    });
+  });
+
+  test("an approve that the operator's cancel overtakes before its payout is signed answers 409 invalid-state", async () => {
+    const { services } = server;
+    const transitions = createWithdrawalTransitions({ registry: services.registry, outbox: createWebhookOutbox() });
+    const operator = createWithdrawalCancel({ uow: services.uow, registry: services.registry, clock: server.clock, transitions });
+    // The simulated network itself, with the operator's cancel committed just before it signs: after
+    // approve's write, before its answer.
+    const adapter = (network: string): NetworkAdapter => {
+      const simulated = services.simulator!.adapter(network);
+      return { ...simulated, send: async (payout) => (await operator.cancelApproved(payout.reference), simulated.send(payout)) };
+    };
+    const approving = createWithdrawalService({ uow: services.uow, registry: services.registry, clock: server.clock, adapter, logger: silentLogger(), transitions });
+    const withdrawal = await openWithdrawal();
+    const balanceBefore = await balanceOf(api, 'ETH', 'ethereum');
+    const merchant = (await services.uow.stores.merchants.findById(shop.merchant.id))!;
+    const refused = await approving.approve(merchant, withdrawal.id, {}).then(
+      (answer) => assert.fail(`answered ${JSON.stringify(answer)}`),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof ApiError, String(refused));
+    assert.deepEqual(
+      { status: refused.status, body: refused.toBody() },
+      { status: 409, body: { error: { code: 'invalid-state', message: 'The withdrawal is CANCELLED; only an OPEN withdrawal can be approved.' } } },
+    );
+    const stored = (await api.get(`/withdrawal/${withdrawal.id}`)).body;
+    assert.deepEqual({ status: stored.status, txnId: stored.txnId }, { status: 'CANCELLED', txnId: null });
+    assert.deepEqual(await balanceOf(api, 'ETH', 'ethereum'), {
+      available: new Decimal(balanceBefore!.available).plus('0.1').toFixed(8),
+      reserved: new Decimal(balanceBefore!.reserved).minus('0.1').toFixed(8),
+    });
   });
 
   test('answers 404 withdrawal-not-found for an unknown id on every action', async () => {

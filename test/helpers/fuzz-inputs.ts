@@ -241,6 +241,9 @@ export const BAD_LIST_QUERIES: readonly string[] = [
   `invoices=${'b'.repeat(201)}`,
   `txnIds=${Array.from({ length: 101 }, (_, i) => `t${i}`).join(',')}`,
   `ids=${Array.from({ length: 101 }, (_, i) => `id${i}`).join('&ids=')}`,
+  'ids=%00',
+  'invoices=order%001',
+  'txnIds=%C2%9B',
 ];
 
 /** Query strings of list endpoints that must be answered 200 (filters that match nothing, unknown keys). */
@@ -259,7 +262,6 @@ export const HARMLESS_LIST_QUERIES: readonly string[] = [
   `txnIds[0]=${encodeURIComponent('0x' + 'f'.repeat(64))}`,
   'txnIds=1,2,3',
   'ids=,,,',
-  'ids=%00',
   'ids=%',
   'ids=%zz',
   `ids=${encodeURIComponent('😀')}`,
