@@ -47,9 +47,10 @@ async function start(): Promise<void> {
   } catch (err) {
     throw new Error(`cannot open the database${config.databaseUrl ? ' at DATABASE_URL' : ''}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const services = await createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
+  const serverKey = loadServerKey(config);
+  const services = await createServices({ db, config, clock: systemClock, logger, serverKey });
 
-  const demo = config.production ? undefined : await ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl);
+  const demo = config.production ? undefined : await ensureDemoMerchant(services.merchants, config.dataDir, config.publicUrl, serverKey);
   if (demo) {
     process.stdout.write(
       `\nDemo merchant "${demo.merchant.name}" created (keys shown once; also in ${path.join(config.dataDir, 'demo-merchant.json')}):\n` +

@@ -13,6 +13,11 @@ export function extraMounts(services: Services): Array<[string, Router]> {
     publicUrl: config.publicUrl,
     dataDir: config.dataDir,
     simulator: services.simulator !== undefined,
+    webhookSecret: async (merchantId, endpointId) => {
+      const merchant = await services.merchants.findById(merchantId);
+      if (!merchant) throw new Error(`the demo merchant ${merchantId} is not in the database`);
+      return services.webhooks.secretOf(merchant, endpointId);
+    },
     logError: (err, message) => logger.error({ err }, message),
   });
   return [['/demo', demo]];

@@ -90,7 +90,7 @@ async function openHistory(total: number, log: (message: string) => void, store:
   const serverKey = randomBytes(32);
   let db: Database = openSqliteDatabase(file);
   let services = await createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey });
-  await ensureDemoMerchant(services.merchants, dataDir, config.publicUrl);
+  await ensureDemoMerchant(services.merchants, dataDir, config.publicUrl, serverKey);
   await services.close();
   await db.close();
   const seeded = await seedPayments(dataDir, total);

@@ -28,6 +28,8 @@ export interface DemoStoreOptions {
   dataDir: string;
   /** Whether the service runs the simulated networks (and their /v2/dev routes). */
   simulator: boolean;
+  /** The signing secret of one of the demo merchant's webhook endpoints, from the service's database. */
+  webhookSecret: (merchantId: string, endpointId: string) => Promise<string>;
   /** Logs what went wrong in the background or unexpectedly. */
   logError: (err: unknown, message: string) => void;
 }
@@ -35,10 +37,10 @@ export interface DemoStoreOptions {
 /** Creates the demo store's router. */
 export function createDemoRouter(options: DemoStoreOptions): Router {
   const basePath = options.basePath.replace(/\/+$/, '');
-  let keys: { client: MerchantClient; storeName: string } | undefined;
+  let keys: { client: MerchantClient; storeName: string; merchantId: string } | undefined;
 
   // Read lazily, so a keys file written after start-up (or fixed by hand) is picked up.
-  function merchant(): { client: MerchantClient; storeName: string } {
+  function merchant(): { client: MerchantClient; storeName: string; merchantId: string } {
     if (keys) return keys;
     let demo: DemoMerchant | undefined;
     try {
@@ -49,7 +51,7 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
     if (!demo) {
       throw new StoreError(503, 'Store not set up', 'There is no demo-merchant.json in DATA_DIR yet. `npm start` writes it on an empty DATA_DIR.');
     }
-    keys = { client: new MerchantClient({ baseUrl: options.publicUrl, apiKey: demo.apiKey, secretKey: demo.secretKey }), storeName: demo.merchant.name };
+    keys = { client: new MerchantClient({ baseUrl: options.publicUrl, apiKey: demo.apiKey, secretKey: demo.secretKey }), storeName: demo.merchant.name, merchantId: demo.merchant.id };
     return keys;
   }
 
@@ -86,6 +88,7 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
     url: `${options.publicUrl}${basePath}/webhooks`,
     dataDir: options.dataDir,
     client: () => merchant().client,
+    secretOf: (endpointId) => options.webhookSecret(merchant().merchantId, endpointId),
     logError: options.logError,
   });
   let tries = 0;

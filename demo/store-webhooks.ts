@@ -1,14 +1,17 @@
 /**
  * @module The store's webhook endpoint, as a merchant would run one: registered through the client
- * when the store starts (its id and secret kept in DATA_DIR/demo-webhook.json, mode 0600, since
- * the secret is shown only once), each request verified with `verifyWebhook` over the raw body,
+ * when the store starts, each request verified with `verifyWebhook` over the raw body,
  * and an order fulfilled on `payment.completed` only after the store's server fetched the payment
  * record with GET /v2/payment/:id and found it paid. Fulfilments are kept in
  * DATA_DIR/demo-fulfilled.json, each once, however often an event is delivered.
+ *
+ * Unlike a merchant's own store, it keeps no copy of the secret: several instances on one database
+ * (behind one PUBLIC_URL) share one endpoint, the oldest registered with the store's URL, and each
+ * reads its secret from the service (sealed in the database under the server key).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type MerchantClient, verifyWebhook, type WebhookDelivery, WebhookVerificationError } from '../client/index.ts';
+import { CheckoutApiError, type MerchantClient, verifyWebhook, type WebhookDelivery, WebhookVerificationError } from '../client/index.ts';
 import { orderOf } from './fulfilment.ts';
 
 /** A fulfilled order: which event led to it and when. */
@@ -31,6 +34,8 @@ export interface StoreWebhookOptions {
   url: string;
   dataDir: string;
   client: () => MerchantClient;
+  /** The signing secret of one of the merchant's endpoints, from the service. */
+  secretOf: (endpointId: string) => Promise<string>;
   logError: (err: unknown, message: string) => void;
   now?: () => Date;
 }
@@ -43,7 +48,6 @@ export interface WebhookAnswer {
 
 /** Creates the endpoint: `register` (called at start-up, retried until it works), `receive`, and what the orders page shows. */
 export function createStoreWebhooks(options: StoreWebhookOptions) {
-  const registrationFile = path.join(options.dataDir, 'demo-webhook.json');
   const fulfilmentFile = path.join(options.dataDir, 'demo-fulfilled.json');
   const now = options.now ?? (() => new Date());
   let registration: Registration | undefined;
@@ -61,15 +65,24 @@ export function createStoreWebhooks(options: StoreWebhookOptions) {
 
   async function register(): Promise<Registration> {
     const client = options.client();
-    const kept = readJson<Registration>(registrationFile);
-    const existing = await client.listWebhooks();
-    if (kept && kept.url === options.url && existing.some((w) => w.id === kept.id)) return kept;
-    // An endpoint of ours whose secret is lost cannot be verified: replace it.
-    for (const stale of existing.filter((w) => w.url === options.url)) await client.deleteWebhook(stale.id);
-    const created = await client.createWebhook({ url: options.url });
-    const fresh = { id: created.id, url: created.url, secret: created.secret };
-    fs.writeFileSync(registrationFile, JSON.stringify(fresh, null, 2) + '\n', { mode: 0o600 });
-    return fresh;
+    const ours = async () => (await client.listWebhooks()).filter((w) => w.url === options.url);
+    let endpoints = await ours();
+    if (endpoints.length === 0) {
+      await client.createWebhook({ url: options.url });
+      endpoints = await ours();
+    }
+    // Instances that registered at the same moment keep the oldest (the list is oldest first).
+    const [kept, ...extra] = endpoints;
+    if (!kept) throw new Error('the webhook endpoint just registered is not listed');
+    for (const endpoint of extra) {
+      try {
+        await client.deleteWebhook(endpoint.id);
+      } catch (err) {
+        // Another instance removed it first.
+        if (!(err instanceof CheckoutApiError && err.status === 404)) throw err;
+      }
+    }
+    return { id: kept.id, url: kept.url, secret: await options.secretOf(kept.id) };
   }
 
   return {
@@ -85,12 +98,10 @@ export function createStoreWebhooks(options: StoreWebhookOptions) {
 
     /** Handles one delivery: 401 when it is not genuine, 200 once handled (502 to have it retried). */
     async receive(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookAnswer> {
-      // Read each time: another instance on the same DATA_DIR may have registered it.
-      const current = readJson<Registration>(registrationFile) ?? registration;
-      if (!current) return { status: 503, text: 'not registered yet' };
+      if (!registration) return { status: 503, text: 'not registered yet' };
       let event;
       try {
-        event = verifyWebhook(rawBody, headers, current.secret);
+        event = verifyWebhook(rawBody, headers, registration.secret);
       } catch (err) {
         if (err instanceof WebhookVerificationError) return { status: 401, text: err.message };
         return { status: 400, text: 'not JSON' };
@@ -118,7 +129,7 @@ export function createStoreWebhooks(options: StoreWebhookOptions) {
 
     /** The newest delivery attempts to the store's endpoint (empty until it is registered). */
     async deliveries(limit: number): Promise<{ endpointUrl: string | undefined; attempts: WebhookDelivery[] }> {
-      const current = registration ?? readJson<Registration>(registrationFile);
+      const current = registration;
       if (!current) return { endpointUrl: undefined, attempts: [] };
       try {
         return { endpointUrl: current.url, attempts: (await options.client().listDeliveries(current.id, { limit })).data };

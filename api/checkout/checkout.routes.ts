@@ -170,33 +170,12 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       const whose = openStreams >= maxStreams ? 'this server holds' : 'your address holds';
       throw new ApiError(429, 'rate-limited', `Too many live payment streams are open (${whose} the most allowed). Poll GET /v2/checkout/:id with If-None-Match instead, or try again in ${STREAM_RETRY_SECONDS} s.`);
     }
-    // A payment already watched is sent as last read (kept current by its channel); an unknown id
-    // is a plain JSON 404, before any stream starts.
-    const known = channels.get(id);
-    const first = known?.last ?? (await checkout.snapshot(id));
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.flushHeaders();
-    res.write('retry: 3000\n\n');
-    res.write(eventText(first));
-    if (first.terminal) {
-      res.end();
-      return;
-    }
-    // Another stream may have opened the channel while this one read.
-    const channel = channels.get(id) ?? openChannel(id, first);
-    channel.streams.add(res);
-    everyStream.add(res);
+    // Counted before anything is awaited: streams asked for together each see the others' places
+    // taken (counted after the read, a hundred opened at once all passed the check).
     openStreams++;
     streamsByClient.set(client, (streamsByClient.get(client) ?? 0) + 1);
-    heartbeat ??= setInterval(() => {
-      for (const stream of everyStream) stream.write(': keep-alive\n\n');
-    }, timing.heartbeatMs);
-
+    // Set once the stream joins its payment's channel (after the read); `close` reads it before then too.
+    let channel: PaymentChannel | undefined = undefined;
     let closed = false;
     const close = () => {
       if (closed) return;
@@ -205,6 +184,7 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       const left = (streamsByClient.get(client) ?? 1) - 1;
       if (left > 0) streamsByClient.set(client, left);
       else streamsByClient.delete(client);
+      if (!channel) return;
       everyStream.delete(res);
       channel.streams.delete(res);
       if (channel.streams.size === 0) channel.dispose();
@@ -215,6 +195,39 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     };
     res.on('close', close);
     req.on('close', close);
+
+    // A payment already watched is sent as last read (kept current by its channel); an unknown id
+    // is a plain JSON 404, before any stream starts.
+    let first: CheckoutSnapshot;
+    try {
+      first = channels.get(id)?.last ?? (await checkout.snapshot(id));
+    } catch (err) {
+      close();
+      throw err;
+    }
+    // The client left while the payment was read.
+    if (closed) return;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    res.write('retry: 3000\n\n');
+    res.write(eventText(first));
+    if (first.terminal) {
+      close();
+      res.end();
+      return;
+    }
+    // Another stream may have opened the channel while this one read.
+    channel = channels.get(id) ?? openChannel(id, first);
+    channel.streams.add(res);
+    everyStream.add(res);
+    heartbeat ??= setInterval(() => {
+      for (const stream of everyStream) stream.write(': keep-alive\n\n');
+    }, timing.heartbeatMs);
   });
 
   return router;

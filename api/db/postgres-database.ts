@@ -117,8 +117,16 @@ function sqlOn(on: Queryable): Sql {
 /** Opens a pool on `url`, checks the server answers and runs pending migrations under a lock. */
 export async function openPostgresDatabase(url: string, logger: Logger, options: { poolSize?: number } = {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, types });
-  // An idle connection the server drops (a restart) is reported here; the next checkout makes a new one.
-  pool.on('error', (err) => logger.warn({ err }, 'a pooled PostgreSQL connection failed; it will be replaced'));
+  // An idle connection the server drops (a restart) is reported here; the next checkout makes a new
+  // one. One short line: pg-pool hangs the whole client object on the error it emits.
+  pool.on('error', (err) => logger.warn(lostConnection(err), 'a pooled PostgreSQL connection failed; it will be replaced'));
+  // The pool listens for a connection's 'error' only while the connection is idle. One lost while
+  // checked out (terminated, a failover, a restart) would emit with no listener and end the
+  // process, and `pool.connect()` resolves a turn after the pool stopped listening, so a loss in
+  // that gap would too. Every connection keeps this listener for its life: the query in flight
+  // fails with the cause (`DatabaseUnavailable`), the next with "not queryable", and the
+  // transaction gives the connection back broken.
+  pool.on('connect', (client) => client.on('error', ignoreLoss));
   try {
     await migrate(pool);
   } catch (error) {
@@ -182,7 +190,7 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
       }
     };
     client.on('error', (err) => {
-      logger.warn({ err }, 'the PostgreSQL notification connection failed; reconnecting');
+      logger.warn(lostConnection(err), 'the PostgreSQL notification connection failed; reconnecting');
       reconnect();
     });
     client.on('end', reconnect);
@@ -200,7 +208,7 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
       // Whatever was notified while we were away is lost: '*' tells listeners anything may have changed.
       for (const channel of listened) channels.emit(channel, '*');
     } catch (err) {
-      logger.warn({ err }, 'cannot LISTEN on PostgreSQL yet; retrying');
+      logger.warn(lostConnection(err as Error), 'cannot LISTEN on PostgreSQL yet; retrying');
       reconnect();
     }
   }
@@ -231,6 +239,14 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
     },
   };
 }
+
+/** What is logged of a lost connection: its code and reason, on one line. */
+function lostConnection(err: Error): { code: unknown; reason: string } {
+  return { code: (err as { code?: unknown }).code, reason: err.message };
+}
+
+/** A checked-out connection's loss is reported by its queries, not by its `'error'` event. */
+function ignoreLoss(): void {}
 
 /** Runs every pending migration in one transaction, holding an advisory lock for its length. */
 async function migrate(pool: pg.Pool): Promise<void> {

@@ -31,12 +31,15 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
   }
 
   return {
-    /** Provisions a merchant; the returned keys are shown once and stored only hashed or sealed. */
-    async create(input: unknown): Promise<{ merchant: Merchant } & MerchantKeys> {
+    /**
+     * Provisions a merchant; the returned keys are shown once and stored only hashed or sealed.
+     * `identity` gives the id and keys instead of fresh random ones (the demo merchant's derived ones).
+     */
+    async create(input: unknown, identity?: { id: string } & MerchantKeys): Promise<{ merchant: Merchant } & MerchantKeys> {
       const fields = parseOrThrow(CreateMerchantInput, input);
-      const keys = generateMerchantKeys();
+      const keys = identity ? { apiKey: identity.apiKey, secretKey: identity.secretKey } : generateMerchantKeys();
       const merchant: Merchant = {
-        id: newId(),
+        id: identity?.id ?? newId(),
         name: fields.name,
         siteUrl: fields.siteUrl ?? null,
         logoUrl: fields.logoUrl ?? null,

@@ -97,6 +97,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return { ...toOutput(endpoint), secret };
     },
 
+    /**
+     * An endpoint's signing secret, opened from its sealed form. Never over HTTP: for the demo store
+     * in this process, whose endpoint another instance on the same database may have registered.
+     */
+    async secretOf(merchant: Merchant, id: string): Promise<string> {
+      return secrets.open(await owned(merchant, id));
+    },
+
     /** The merchant's endpoints, oldest first (no secrets). */
     async list(merchant: Merchant): Promise<ListEnvelope<WebhookOutput>> {
       const endpoints = await uow.stores.webhooks.endpointsOf(merchant.id);

@@ -267,6 +267,37 @@ describe('open event streams', () => {
       await server.close();
     }
   });
+
+  test('opened all at once from one address, exactly the per-client cap open and the rest 429', async () => {
+    const server = await startTestServer({ env: { SSE_MAX_STREAMS_PER_CLIENT: '20' } });
+    const streams: AbortController[] = [];
+    try {
+      const shop = await server.createMerchant();
+      // Streams of payments not yet watched: each first reads its payment, so all are in flight together.
+      const payments: string[] = [];
+      for (let i = 0; i < 60; i++) payments.push((await signedPost(server, shop, '/payment', JSON.stringify({ amount: '0.01', asset: BTC }))).body.id);
+      const answers = await Promise.all(
+        Array.from({ length: 120 }, async (_, i) => {
+          const controller = new AbortController();
+          const response = await fetch(`${server.api}/checkout/${payments[i % payments.length]}/events`, { signal: controller.signal });
+          if (response.status === 200) streams.push(controller);
+          return { status: response.status, body: response.status === 200 ? undefined : await response.json() };
+        }),
+      );
+      assert.equal(answers.filter((a) => a.status === 200).length, 20);
+      const refused = answers.filter((a) => a.status !== 200);
+      assert.equal(refused.length, 100);
+      for (const answer of refused) {
+        assert.deepEqual(answer, {
+          status: 429,
+          body: { error: { code: 'rate-limited', message: 'Too many live payment streams are open (your address holds the most allowed). Poll GET /v2/checkout/:id with If-None-Match instead, or try again in 30 s.' } },
+        });
+      }
+    } finally {
+      for (const stream of streams) stream.abort();
+      await server.close();
+    }
+  });
 });
 
 describe('key rotation', () => {
