@@ -28,6 +28,7 @@ import type { Clock } from './shared/clock.ts';
 import type { Logger } from './shared/logger.ts';
 import { createSimulator } from './simulator/simulator.ts';
 import { createUnitOfWork } from './unit-of-work.ts';
+import { createPayoutSender } from './withdrawals/payout-sender.ts';
 import { createPayoutTracker } from './withdrawals/payout-tracker.ts';
 import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { createWebhookOutbox } from './webhooks/webhook-outbox.ts';
@@ -163,7 +164,8 @@ export async function createServices(options: ServiceOptions) {
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
   });
-  const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions });
+  const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
+  const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,
@@ -189,6 +191,7 @@ export async function createServices(options: ServiceOptions) {
     merchants,
     payments,
     withdrawals,
+    payouts,
     balance,
     checkout,
     expirySweep,

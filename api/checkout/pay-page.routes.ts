@@ -1,10 +1,10 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
 import { acceptedLanguages, type Locale, lookupLocale, matchLocale } from '../../widget/i18n/locales.ts';
-import { ApiError } from '../http/api-error.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
+import { NotFound } from '../shared/errors.ts';
 
 /** The cookie that remembers a language chosen on the page. */
 export const LANGUAGE_COOKIE = 'checkout_lang';
@@ -48,7 +48,7 @@ export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limi
       // The service answers 404 for malformed ids too; a repeated ?id= is not a string at all.
       if (typeof id === 'string') page = renderPayPage((await checkout.snapshot(id)).view, assets, { messages });
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      if (!(err instanceof NotFound)) throw err;
     }
     if (page === undefined) res.status(404);
     sendCompressed(req, res, page ?? renderNotFoundPage(assets, { messages }));

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
-import { ApiError } from '../http/api-error.ts';
+import { DomainError } from '../shared/errors.ts';
 import { createMerchantService } from '../merchants/merchant.service.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -123,7 +123,7 @@ async function withMerchants(work: (merchants: ReturnType<typeof createMerchantS
     await merchants.checkServerKey();
     return await work(merchants);
   } catch (e) {
-    if (e instanceof ApiError && e.details) {
+    if (e instanceof DomainError && e.details) {
       const flag = (p: string) => `--${p.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
       err(e.details.map((d) => `${flag(d.path)} ${d.message}`).join('\n') + '\n');
       return 2;

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
-import { ApiError } from '../http/api-error.ts';
+import { DomainError, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -36,9 +36,9 @@ async function withWebhooks(merchantId: string, work: (webhooks: WebhookService,
     const dispatcher = createWebhookDispatcher({ uow, clock: systemClock, logger, secrets, send });
     return await work(createWebhookService({ uow, clock: systemClock, secrets, dispatcher, allowPrivate: config.webhookAllowPrivate }), merchant);
   } catch (e) {
-    if (e instanceof ApiError) {
+    if (e instanceof DomainError) {
       err(e.details ? `${e.details.map((d) => `--${d.path.split('.')[0]} ${d.message}`).join('\n')}\n` : `${e.message}\n`);
-      return e.status === 404 ? 1 : 2;
+      return e instanceof NotFound ? 1 : 2;
     }
     throw e;
   } finally {

@@ -21,7 +21,7 @@ export interface JobServices {
   expirySweep: { run(): Promise<unknown> };
   idempotency: { purgeExpired(): Promise<unknown> };
   rateLimiter: { purge(): Promise<unknown> };
-  withdrawals: { sendPending(): Promise<unknown> };
+  payouts: { sendPending(): Promise<unknown> };
   simulator?: { tick(): Promise<unknown> } | undefined;
   addressPool: { refill(): Promise<unknown>; idleFor(ms: number): boolean };
   ethereum?: { tokens: EthTokens; sweeper: { sweep(thresholds: SweepThresholds): Promise<unknown> } } | undefined;
@@ -79,7 +79,7 @@ export function startJobs(services: JobServices): () => Promise<void> {
   every('housekeeping', HOUSEKEEPING_MS, () =>
     Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge(), uow.stores.webhooks.purge(services.clock() - WEBHOOK_LOG_DAYS * 86_400_000)]),
   );
-  const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.withdrawals.sendPending());
+  const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.payouts.sendPending());
   if (services.simulator && config.simulatorBlockSeconds > 0) {
     const simulator = services.simulator;
     every('simulated-blocks', config.simulatorBlockSeconds * 1000, () => simulator.tick());

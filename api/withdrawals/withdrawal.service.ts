@@ -5,21 +5,19 @@
  */
 import { InsufficientFunds, ledgerOf } from '../balance/ledger.ts';
 import { UniqueViolation } from '../db/database.ts';
-import { ApiError, type FieldError } from '../http/api-error.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
-import { parseCollecting, parseOrThrow } from '../http/validate.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
-import { addressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
-import { resolveRequestAsset } from '../networks/asset-rules.ts';
-import { type NetworkAdapter, PayoutWaiting } from '../networks/network-adapter.ts';
+import type { NetworkAdapter } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
-import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
+import { Conflict, InvalidState, NotFound, Refused } from '../shared/errors.ts';
+import { formatAmount, parseAmount } from '../shared/money.ts';
 import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
-import { CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, type WithdrawalOutput, type WithdrawalStatus } from './withdrawal.schema.ts';
+import type { CreateWithdrawalRequest, ListWithdrawalsQuery, WithdrawalOutput, WithdrawalStatus } from './withdrawal.schema.ts';
+import type { PayoutSender } from './payout-sender.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
 import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
 import { toWithdrawalOutput } from './withdrawal.view.ts';
@@ -32,36 +30,16 @@ export interface WithdrawalServiceDeps {
   adapter: (network: string) => NetworkAdapter;
   logger: Logger;
   transitions: WithdrawalTransitions;
-}
-
-/** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
-function assetErrors(asset: Asset, body: unknown): FieldError[] {
-  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  const codec = addressCodec(asset.network);
-  if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
-    errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
-  } else if (typeof addressTo === 'string' && addressTo !== '' && codec.isZero(addressTo)) {
-    errors.push({ path: 'addressTo', message: `is the zero address of ${asset.network}: no one holds its key, so a payout there would be lost` });
-  }
-  const hasTag = destTag !== undefined && destTag !== null;
-  if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
-  if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
-  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lt(parseAmount(asset.minWithdrawal))) {
-    errors.push({
-      path: 'amount',
-      message: `must be at least the minimum withdrawal of ${formatAmount(asset.minWithdrawal, asset.decimals)} ${asset.short} (the network fee of ${formatAmount(asset.withdrawalFee, asset.decimals)} plus the smallest payout the network relays)`,
-    });
-  }
-  return errors;
+  /** Sends an approved withdrawal's payout at once (the payout job retries what this leaves waiting). */
+  payouts: Pick<PayoutSender, 'send'>;
 }
 
 /** Creates the withdrawal use cases. */
 export function createWithdrawalService(deps: WithdrawalServiceDeps) {
-  const { uow, registry, clock, logger, transitions } = deps;
+  const { uow, registry, clock, logger, transitions, payouts } = deps;
 
-  function notFound(id: string): ApiError {
-    return new ApiError(404, 'withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
+  function notFound(id: string): NotFound {
+    return new NotFound('withdrawal-not-found', `No withdrawal with id "${id}" exists for this merchant.`);
   }
 
   async function owned(stores: AnyStores, merchant: Merchant, id: string): Promise<Withdrawal> {
@@ -71,12 +49,12 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     return withdrawal;
   }
 
-  function wrongState(withdrawal: Withdrawal, action: string): ApiError {
-    return new ApiError(409, 'invalid-state', `The withdrawal is ${withdrawal.status}; only an OPEN withdrawal can be ${action}.`);
+  function wrongState(withdrawal: Withdrawal, action: string): InvalidState {
+    return new InvalidState('invalid-state', `The withdrawal is ${withdrawal.status}; only an OPEN withdrawal can be ${action}.`);
   }
 
-  function duplicateInvoice(invoice: string): ApiError {
-    return new ApiError(409, 'duplicate-invoice', `A withdrawal with invoice "${invoice}" already exists; invoices are unique per merchant.`);
+  function duplicateInvoice(invoice: string): Conflict {
+    return new Conflict('duplicate-invoice', `A withdrawal with invoice "${invoice}" already exists; invoices are unique per merchant.`);
   }
 
   // The withdrawal and its reservation, all or nothing. The account is locked from the balance read
@@ -90,8 +68,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       });
     } catch (err) {
       if (err instanceof InsufficientFunds) {
-        throw new ApiError(
-          422,
+        throw new Refused(
           'insufficient-funds',
           `The available balance is ${formatAmount(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
         );
@@ -117,45 +94,9 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     });
   }
 
-  function recordSent(withdrawal: Withdrawal, txnId: string, addressFrom: string): Promise<void> {
-    return uow.transaction(async (stores) => {
-      if (!(await stores.withdrawals.markSent(withdrawal.id, txnId, addressFrom, clock()))) return;
-      // A payout signed again after one reverted: the reservation left the ledger with the first.
-      if (await stores.ledger.hasWithdrawalStep(withdrawal.id, 'withdrawal-send')) return;
-      const asset = registry.byId(withdrawal.assetId);
-      await ledgerOf(stores.ledger, clock).send({ merchantId: withdrawal.merchantId, asset }, parseAmount(withdrawal.amount), withdrawal.id);
-    });
-  }
-
-  /** Broadcasts an approved withdrawal's payout, once; safe to call again after a crash. */
-  async function send(id: string): Promise<void> {
-    const withdrawal = await uow.stores.withdrawals.findById(id);
-    if (!withdrawal || withdrawal.status !== 'APPROVED' || withdrawal.txnId) return;
-    const asset = registry.byId(withdrawal.assetId);
-    let sent;
-    try {
-      sent = await deps.adapter(asset.network).send({
-        reference: withdrawal.id,
-        asset,
-        addressTo: withdrawal.addressTo,
-        destTag: withdrawal.destTag,
-        amount: withdrawal.receivedAmount,
-      });
-    } catch (err) {
-      if (!(err instanceof PayoutWaiting)) throw err;
-      // Stays APPROVED, saying why, until it can go: logged when the reason is new.
-      if (await uow.stores.withdrawals.setFailureReason(id, err.message, clock())) logger.warn({ withdrawalId: id, reason: err.message }, 'payout waiting');
-      return;
-    }
-    await recordSent(withdrawal, sent.txnId, sent.addressFrom);
-  }
-
   return {
     /** Creates a withdrawal and reserves its amount; 422 when the available balance is short. */
-    async create(merchant: Merchant, body: unknown): Promise<WithdrawalOutput> {
-      const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
-      const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(named, body));
-      const input = data!;
+    async create(merchant: Merchant, { input, asset }: CreateWithdrawalRequest): Promise<WithdrawalOutput> {
       const amount = parseAmount(input.amount);
       const fee = parseAmount(asset.withdrawalFee);
       const now = clock();
@@ -188,8 +129,8 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     },
 
     /** A page of the merchant's withdrawals, newest first. */
-    async list(merchant: Merchant, rawQuery: Record<string, unknown>): Promise<ListEnvelope<WithdrawalOutput>> {
-      const query = withStoredIds(parseOrThrow(ListWithdrawalsQuery, rawQuery));
+    async list(merchant: Merchant, filters: ListWithdrawalsQuery): Promise<ListEnvelope<WithdrawalOutput>> {
+      const query = withStoredIds(filters);
       const page = query.page ?? 0;
       const limit = query.limit ?? DEFAULT_LIMIT;
       // The count and the page from one snapshot, even while others write.
@@ -198,14 +139,13 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     },
 
     /** Approves an OPEN withdrawal and broadcasts its payout; a failed broadcast is retried later. */
-    async approve(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
-      parseOrThrow(WithdrawalActionInput, body);
+    async approve(merchant: Merchant, id: string): Promise<WithdrawalOutput> {
       const pending = await owned(uow.stores, merchant, id);
       const disabled = deps.adapter(registry.byId(pending.assetId).network).payoutsDisabled;
-      if (disabled) throw new ApiError(409, 'payouts-disabled', disabled);
+      if (disabled) throw new InvalidState('payouts-disabled', disabled);
       await move(merchant, id, 'APPROVED', 'approved');
       try {
-        await send(id);
+        await payouts.send(id);
       } catch (err) {
         logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
       }
@@ -217,32 +157,8 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     },
 
     /** Cancels an OPEN withdrawal and releases its reservation. */
-    async cancel(merchant: Merchant, id: string, body: unknown): Promise<WithdrawalOutput> {
-      parseOrThrow(WithdrawalActionInput, body);
+    async cancel(merchant: Merchant, id: string): Promise<WithdrawalOutput> {
       return toWithdrawalOutput(registry, await move(merchant, id, 'CANCELLED', 'cancelled'), merchant);
-    },
-
-    /** Broadcasts every approved payout still waiting (after a restart or a failed broadcast), and follows up those sent but unconfirmed. */
-    async sendPending(): Promise<void> {
-      for (const sent of await uow.stores.withdrawals.sentUnconfirmed()) {
-        const adapter = deps.adapter(registry.byId(sent.assetId).network);
-        if (!adapter.resend) continue;
-        try {
-          const now = await adapter.resend(sent.id);
-          if (now !== undefined && now !== sent.txnId && (await uow.stores.withdrawals.replaceTxnId(sent.id, sent.txnId, now, clock()))) {
-            logger.warn({ withdrawalId: sent.id, from: sent.txnId, to: now }, 'payout transaction replaced');
-          }
-        } catch (err) {
-          logger.error({ err, withdrawalId: sent.id }, 'following up a sent payout failed; it will be retried');
-        }
-      }
-      for (const id of await uow.stores.withdrawals.awaitingSend()) {
-        try {
-          await send(id);
-        } catch (err) {
-          logger.error({ err, withdrawalId: id }, 'payout broadcast failed; it will be retried');
-        }
-      }
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiError } from '../../api/http/api-error.ts';
+import { fromDomainError } from '../../api/http/api-error.ts';
+import { DomainError } from '../../api/shared/errors.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -118,8 +119,9 @@ describe('control characters in what an operator gives the CLI', () => {
           () => assert.fail(`${path} with ${name} was accepted`),
           (e: unknown) => e,
         );
-        assert.ok(error instanceof ApiError, String(error));
-        assert.deepEqual({ status: error.status, body: error.toBody() }, refused(path), `${path} with ${name}`);
+        assert.ok(error instanceof DomainError, String(error));
+        const answered = fromDomainError(error);
+        assert.deepEqual({ status: answered.status, body: answered.toBody() }, refused(path), `${path} with ${name}`);
       }
     });
   }

@@ -477,7 +477,7 @@ describe('withdrawals funded by a payment', () => {
     await pay(payment, '1', 2);
     const withdrawal = (await api.post('/withdrawal', { amount: '0.1', asset: BTC, addressTo: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', invoice: 'never-sent' })).body;
     await api.post(`/withdrawal/${withdrawal.id}/cancel`, {});
-    await server.services.withdrawals.sendPending();
+    await server.services.payouts.sendPending();
     const sent = await server.services.db.get('SELECT COUNT(*) AS n FROM sim_transactions WHERE reference = ?', [withdrawal.id]);
     assert.deepEqual(sent, { n: 0 });
     await mine('bitcoin', 5);

@@ -3,11 +3,13 @@ import Decimal from 'decimal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { ApiError } from '../../api/http/api-error.ts';
+import { fromDomainError } from '../../api/http/api-error.ts';
+import { DomainError } from '../../api/shared/errors.ts';
 import type { NetworkAdapter } from '../../api/networks/network-adapter.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { createWebhookOutbox } from '../../api/webhooks/webhook-outbox.ts';
 import { CancelRefused, createWithdrawalCancel } from '../../api/withdrawals/withdrawal-cancel.ts';
+import { createPayoutSender } from '../../api/withdrawals/payout-sender.ts';
 import { createWithdrawalService } from '../../api/withdrawals/withdrawal.service.ts';
 import { createWithdrawalTransitions } from '../../api/withdrawals/withdrawal-transitions.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
@@ -389,17 +391,19 @@ describe('approving and cancelling', () => {
       const simulated = services.simulator!.adapter(network);
       return { ...simulated, send: async (payout) => (await operator.cancelApproved(payout.reference), simulated.send(payout)) };
     };
-    const approving = createWithdrawalService({ uow: services.uow, registry: services.registry, clock: server.clock, adapter, logger: silentLogger(), transitions });
+    const deps = { uow: services.uow, registry: services.registry, clock: server.clock, adapter, logger: silentLogger() };
+    const approving = createWithdrawalService({ ...deps, transitions, payouts: createPayoutSender(deps) });
     const withdrawal = await openWithdrawal();
     const balanceBefore = await balanceOf(api, 'ETH', 'ethereum');
     const merchant = (await services.uow.stores.merchants.findById(shop.merchant.id))!;
-    const refused = await approving.approve(merchant, withdrawal.id, {}).then(
+    const refused = await approving.approve(merchant, withdrawal.id).then(
       (answer) => assert.fail(`answered ${JSON.stringify(answer)}`),
       (error: unknown) => error,
     );
-    assert.ok(refused instanceof ApiError, String(refused));
+    assert.ok(refused instanceof DomainError, String(refused));
+    const answered = fromDomainError(refused);
     assert.deepEqual(
-      { status: refused.status, body: refused.toBody() },
+      { status: answered.status, body: answered.toBody() },
       { status: 409, body: { error: { code: 'invalid-state', message: 'The withdrawal is CANCELLED; only an OPEN withdrawal can be approved.' } } },
     );
     const stored = (await api.get(`/withdrawal/${withdrawal.id}`)).body;
