@@ -5,6 +5,7 @@ import { createCheckoutService } from './checkout/checkout.service.ts';
 import { createPaymentEvents } from './checkout/payment-events.ts';
 import type { Database } from './db/database.ts';
 import { createIdempotencyService } from './idempotency/idempotency.service.ts';
+import { createKeyChanges } from './merchants/key-changes.ts';
 import { createMerchantService } from './merchants/merchant.service.ts';
 import { createAddressPool } from './networks/address-pool.ts';
 import { loadAssetRegistry } from './networks/asset-registry.ts';
@@ -79,7 +80,10 @@ export async function createServices(options: ServiceOptions) {
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
   const events = await createPaymentEvents(db);
-  const merchants = createMerchantService({ uow, serverKey, clock });
+  // Subscribed before the first request: a rotation elsewhere is noticed from the start.
+  const keyChanges = createKeyChanges(db, clock);
+  await keyChanges.generation();
+  const merchants = createMerchantService({ uow, serverKey, clock, keyChanges });
   await merchants.checkServerKey();
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
   const realNetworks: string[] = [...nodeNetworks, ...(ethereumRpc ? ['ethereum'] : [])];
@@ -188,6 +192,7 @@ export async function createServices(options: ServiceOptions) {
     logger,
     registry,
     events,
+    keyChanges,
     merchants,
     payments,
     withdrawals,

@@ -10,6 +10,7 @@ import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } fro
 import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { DomainError } from '../shared/errors.ts';
+import { createKeyChanges } from '../merchants/key-changes.ts';
 import { createMerchantService } from '../merchants/merchant.service.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -37,7 +38,7 @@ merchant create: creates a merchant in the configured store (DATABASE_URL, else 
 ./data) and prints its API key and secret key, once.
 merchant rotate-keys: gives the merchant a new API key and secret key, printed once; the old pair
 keeps working for --grace-seconds (default 86400, one day; 0 ends it now), then stops on every
-instance within 30 seconds.
+instance within a second.
 merchant list: every merchant (id, name, e-mail, site, when its previous keys stop working); no keys.
 db import-sqlite: copies an existing SQLite installation into the empty PostgreSQL database named by
 DATABASE_URL; run it with the SERVER_KEY that sealed that installation's keys (its DATA_DIR/server.key).
@@ -119,7 +120,8 @@ async function withMerchants(work: (merchants: ReturnType<typeof createMerchantS
   const config = loadConfig();
   const db = await openDatabase(config, createLogger('warn'));
   try {
-    const merchants = createMerchantService({ uow: createUnitOfWork(db), serverKey: loadServerKey(config), clock: systemClock });
+    const keyChanges = createKeyChanges(db, systemClock);
+    const merchants = createMerchantService({ uow: createUnitOfWork(db), serverKey: loadServerKey(config), clock: systemClock, keyChanges });
     await merchants.checkServerKey();
     return await work(merchants);
   } catch (e) {

@@ -63,6 +63,12 @@ export interface Database extends Sql {
    * one (SQLite); `'*'` after a lost connection means anything may have changed meanwhile.
    */
   listen(channel: string, handler: (payload: string) => void): Promise<void>;
+  /**
+   * A number that changes whenever another connection commits to this database: SQLite's
+   * `PRAGMA data_version`, which costs no disk read. Undefined on PostgreSQL, where other processes'
+   * changes are announced through `notify` and `listen` instead.
+   */
+  changeCounter(): Promise<number | undefined>;
   /** Whether other processes can be running against the same data (PostgreSQL). */
   readonly shared: boolean;
   /** Closes every connection. */

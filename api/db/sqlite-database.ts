@@ -264,6 +264,8 @@ export function openSqliteDatabase(file: string): Database {
     async notify(channel, payload) {
       channels.emit(channel, payload);
     },
+    // A connection-level counter: read between another unit's statements, it never waits for the connection.
+    changeCounter: async () => connection.pragma('data_version', { simple: true }) as number,
     async listen(channel, handler) {
       channels.on(channel, handler);
     },

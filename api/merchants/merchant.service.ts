@@ -3,24 +3,29 @@ import { parseOrThrow } from '../http/validate.ts';
 import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
+import type { KeyChanges } from './key-changes.ts';
 import { CreateMerchantInput } from './merchant.schema.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
-/** How long a recognised API key is trusted before it is looked up again (rotations elsewhere). */
+/**
+ * How long a recognised API key is trusted at most before it is looked up again: a backstop for key
+ * changes nobody announced (an operator's hand-written SQL); rotations are noticed at once.
+ */
 export const RECHECK_MS = 30_000;
 
 /** Creates the merchant use cases. */
-export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer; clock: Clock }) {
-  const { uow, serverKey, clock } = deps;
+export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer; clock: Clock; keyChanges: KeyChanges }) {
+  const { uow, serverKey, clock, keyChanges } = deps;
   const store = uow.stores.merchants;
   // What an API key hash resolves to, and what a sealed secret opens to, is remembered instead of
   // costing a database read (and an AES-GCM open) on every request. Only hits are kept: a merchant
   // another process (the CLI) creates is found on its first request, and unknown keys cannot grow
-  // the maps. A rotation (by this process, another instance or the CLI) changes which keys are
-  // valid, so a remembered key is looked up again once it is RECHECK_MS old: a rotated-out key
-  // stops working everywhere within that time after its grace period ends.
+  // the maps. A key from before a rotation carries its end (validUntil), checked on every use. A
+  // rotation (by this process, another instance or the CLI) moves the key-change generation on
+  // (within a second everywhere), and everything remembered is forgotten.
   const credentialsByKeyHash = new Map<string, { credentials: MerchantCredentials; checkedAt: number }>();
+  let rememberedGeneration = 0;
   const merchantsById = new Map<string, Merchant>();
   const openedSecrets = new Map<string, string>();
 
@@ -57,18 +62,25 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
     /** The merchant an API key belongs to, if any. */
     async authenticate(apiKey: string): Promise<MerchantCredentials | undefined> {
       const keyHash = hashApiKey(apiKey);
+      const generation = await keyChanges.generation();
+      if (generation !== rememberedGeneration) {
+        credentialsByKeyHash.clear();
+        rememberedGeneration = generation;
+      }
       const now = clock();
       const known = credentialsByKeyHash.get(keyHash);
       if (known && now - known.checkedAt < RECHECK_MS && (known.credentials.validUntil === undefined || now < known.credentials.validUntil)) return known.credentials;
       const found = (await store.findByApiKeyHash(keyHash)) ?? (await store.findPreviousKey(keyHash, now));
-      if (found) credentialsByKeyHash.set(keyHash, { credentials: remember(found), checkedAt: now });
+      // A rotation noticed while the lookup ran may have made what it read stale: used once, not remembered.
+      if (found && keyChanges.seen() === generation) credentialsByKeyHash.set(keyHash, { credentials: remember(found), checkedAt: now });
       else credentialsByKeyHash.delete(keyHash);
       return found;
     },
 
     /**
      * Gives a merchant a new key pair, shown once; the old pair keeps working for `graceSeconds`
-     * (every instance stops accepting it within RECHECK_MS after that).
+     * (every instance notices the rotation within a second, and stops accepting the old pair on the
+     * clock tick its grace ends).
      */
     async rotateKeys(merchantId: string, graceSeconds: number): Promise<(MerchantKeys & { previousKeysValidUntil: number }) | undefined> {
       const keys = generateMerchantKeys();
@@ -79,6 +91,9 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
       );
       if (!rotated) return undefined;
       credentialsByKeyHash.clear();
+      // The rotation is committed whatever happens to the announcement (the new keys must be shown);
+      // an instance that misses it still looks its keys up again within RECHECK_MS.
+      await keyChanges.announce(merchantId).catch(() => {});
       return { ...keys, previousKeysValidUntil };
     },
 

@@ -4,6 +4,11 @@
  * before each attempt), so across instances each attempt is made once and an endpoint's events go
  * out one at a time, in the order they happened. A failed attempt is retried on Standard Webhooks'
  * schedule for more than three days, with the same `webhook-id`; a 410 disables the endpoint.
+ *
+ * Fairness: an endpoint's turn (up to EVENTS_PER_TURN events, ended by its first failed attempt)
+ * holds one of the instance's delivery slots, and one merchant's endpoints hold at most
+ * SLOTS_PER_MERCHANT of them. A slot is given back, and the next due endpoint started, as each turn
+ * ends: endpoints that never answer cost their own merchant's slots, not everyone's.
  */
 import { randomUUID } from 'node:crypto';
 import { DatabaseUnavailable } from '../db/database.ts';
@@ -11,6 +16,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { WebhookSecrets } from './webhook-secrets.ts';
+import { createDeliverySlots, PARALLEL_ENDPOINTS, SLOTS_PER_MERCHANT } from './delivery-slots.ts';
 import { type SendOptions, type SendOutcome, sendWebhook } from './webhook-sender.ts';
 import type { DueDelivery, WebhookAttempt, WebhookEndpoint } from './webhook.store.ts';
 
@@ -23,8 +29,6 @@ const HOUR = 60 * MINUTE;
  * and `redeliver` can still send it).
  */
 export const RETRY_SCHEDULE_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, ...Array<number>(7).fill(10 * HOUR)];
-/** Endpoints sent to at once by one instance. */
-const PARALLEL_ENDPOINTS = 8;
 /** Events sent to one endpoint per turn, before others get theirs. */
 const EVENTS_PER_TURN = 50;
 const POLL_MS = 500;
@@ -66,7 +70,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     return { record, outcome };
   }
 
-  async function deliver(endpoint: WebhookEndpoint, due: DueDelivery): Promise<void> {
+  // Sends one due event and settles it; true if the endpoint acknowledged it.
+  async function deliver(endpoint: WebhookEndpoint, due: DueDelivery): Promise<boolean> {
     const { record, outcome } = await attempt(endpoint, { id: due.eventId, type: due.type, body: due.body }, due.attempts + 1);
     const now = clock();
     const attempts = due.attempts + 1;
@@ -81,9 +86,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
       if (outcome.statusCode === 410) await stores.webhooks.disable(endpoint.id, `the endpoint answered 410 Gone at ${new Date(now).toISOString()}; nothing more is sent to it`, now);
     });
     if (outcome.error !== null) logger.warn({ endpointId: endpoint.id, eventId: due.eventId, attempt: attempts, error: outcome.error }, 'webhook delivery failed');
+    return outcome.error === null;
   }
 
-  // Sends the endpoint's due events in order while this instance holds it.
+  // Sends the endpoint's due events in order while this instance holds it; a failure ends the turn
+  // (an endpoint that does not answer holds its slot for one deadline, not one per queued event).
   async function drain(endpointId: string): Promise<number> {
     let sent = 0;
     try {
@@ -93,9 +100,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
         const endpoint = await uow.stores.webhooks.findEndpoint(endpointId);
         const due = endpoint && (await uow.stores.webhooks.nextDue(endpointId, now));
         if (!endpoint || !due) break;
-        await deliver(endpoint, due);
+        const delivered = await deliver(endpoint, due);
         sent += 1;
-        if (endpoint.disabledAt !== null) break;
+        if (!delivered) break;
       }
     } finally {
       await uow.stores.webhooks.releaseEndpoint(endpointId, holder).catch(() => {});
@@ -103,44 +110,86 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     return sent;
   }
 
-  let running: Promise<number> | undefined;
+  const slots = createDeliverySlots();
+  // Each turn under way, resolving to what failed it (undefined when it ended normally).
+  const turns = new Set<Promise<unknown>>();
+  let attempts = 0;
+  let stopping = false;
+  let quietUntil = 0;
+  // A database outage fails every poll the same way: said once a minute, not twice a second.
+  const report = (err: unknown) => {
+    if (err instanceof DatabaseUnavailable) {
+      if (Date.now() < quietUntil) return;
+      quietUntil = Date.now() + 60_000;
+      logger.warn({ cause: err.message }, 'webhook dispatch waits for the database; events stay queued');
+      return;
+    }
+    logger.error({ err }, 'webhook dispatch failed; it will be retried');
+  };
+
+  // Starts an endpoint's turn in a free slot; when it ends the slot goes to the next due endpoint
+  // (after a turn that failed, the next poll fills it: an endpoint that breaks each turn is not
+  // taken again and again at once).
+  function begin(endpointId: string, merchantId: string): void {
+    if (!slots.take(endpointId, merchantId)) return;
+    const turn: Promise<unknown> = drain(endpointId).then(
+      (sent) => {
+        attempts += sent;
+        return undefined;
+      },
+      (err: unknown) => {
+        report(err);
+        return err ?? new Error('a webhook turn failed');
+      },
+    );
+    turns.add(turn);
+    void turn.then((failure) => {
+      slots.give(endpointId);
+      turns.delete(turn);
+      if (!stopping && failure === undefined) fill().catch(report);
+    });
+  }
+
+  // Fills the free slots with due endpoints, in turn across merchants; one query at a time, again if asked meanwhile.
+  let filling: Promise<void> | undefined;
+  let refill = false;
+  function fill(): Promise<void> {
+    if (filling) {
+      refill = true;
+      return filling;
+    }
+    filling = (async () => {
+      try {
+        do {
+          refill = false;
+          if (slots.free() === 0) break;
+          const due = await uow.stores.webhooks.endpointsWithDue(clock(), { perMerchant: SLOTS_PER_MERCHANT, limit: 4 * PARALLEL_ENDPOINTS });
+          for (const { endpointId, merchantId } of due) begin(endpointId, merchantId);
+        } while (refill);
+      } finally {
+        filling = undefined;
+      }
+    })();
+    return filling;
+  }
+
   let nudge: () => void = () => {};
   let nudged: NodeJS.Timeout | undefined;
-  let again = false;
-  async function runOnce(): Promise<number> {
-    const endpoints = await uow.stores.webhooks.endpointsWithDue(clock(), 4 * PARALLEL_ENDPOINTS);
-    let sent = 0;
-    const queue = [...endpoints];
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) sent += await drain(id);
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_ENDPOINTS, queue.length) }, worker));
-    return sent;
-  }
 
   return {
     /**
-     * Sends every event due now, each endpoint's in order; resolves to how many attempts were made.
-     * A call while a run is under way waits for it and runs once more.
+     * Sends every event due now, each endpoint's in order, and whatever falls due meanwhile; resolves,
+     * once nothing is due or being sent, to how many attempts were made meanwhile.
      */
     async run(): Promise<number> {
-      if (running) {
-        again = true;
-        return running;
+      const before = attempts;
+      await fill();
+      while (turns.size > 0) {
+        const failure = (await Promise.all(turns)).find((outcome) => outcome !== undefined);
+        if (failure !== undefined) throw failure;
+        await fill();
       }
-      let total = 0;
-      running = (async () => {
-        do {
-          again = false;
-          total += await runOnce();
-        } while (again);
-        return total;
-      })();
-      try {
-        return await running;
-      } finally {
-        running = undefined;
-      }
+      return attempts - before;
     },
 
     /** Sends one event again now, outside the queue, as a new attempt with the same webhook-id. */
@@ -155,21 +204,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
       return record;
     },
 
-    /** Polls for due events until the returned function is called (which waits for the run under way). */
+    /** Polls for due events until the returned function is called (which waits for the turns under way). */
     start(): () => Promise<void> {
-      let quietUntil = 0;
-      const tick = () => {
-        void this.run().catch((err) => {
-          // A database outage fails every poll the same way: said once a minute, not twice a second.
-          if (err instanceof DatabaseUnavailable) {
-            if (Date.now() < quietUntil) return;
-            quietUntil = Date.now() + 60_000;
-            logger.warn({ cause: err.message }, 'webhook dispatch waits for the database; events stay queued');
-            return;
-          }
-          logger.error({ err }, 'webhook dispatch failed; it will be retried');
-        });
-      };
+      stopping = false;
+      const tick = () => void fill().catch(report);
       const timer = setInterval(tick, POLL_MS);
       // Events queued here go out as soon as their transaction has had time to commit.
       nudge = () => {
@@ -181,10 +219,12 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
       };
       tick();
       return async () => {
+        stopping = true;
         clearInterval(timer);
         clearTimeout(nudged);
         nudge = () => {};
-        await running?.catch(() => {});
+        await filling?.catch(() => {});
+        while (turns.size > 0) await Promise.all(turns);
       };
     },
 

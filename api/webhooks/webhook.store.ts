@@ -147,14 +147,28 @@ export class WebhookStore {
     }
   }
 
-  /** Enabled endpoints with an event due by `now` and nobody sending to them; at most `limit`. */
-  async endpointsWithDue(now: number, limit: number): Promise<string[]> {
-    const rows = await this.sql.all<{ endpoint_id: string }>(
-      `SELECT DISTINCT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND w.disabled_at IS NULL AND w.locked_until <= ? LIMIT ${Math.trunc(limit)}`,
-      [now, now],
+  /**
+   * Enabled endpoints with an event due by `now` and nobody sending to them, taken in turn across
+   * merchants (each merchant's first, then each one's second, ...), the longest waiting first. A
+   * merchant whose endpoints are being sent to (by any instance) already gets that many fewer, and
+   * none gets more than `perMerchant` in all; at most `limit` endpoints.
+   */
+  async endpointsWithDue(now: number, bounds: { perMerchant: number; limit: number }): Promise<{ endpointId: string; merchantId: string }[]> {
+    const rows = await this.sql.all<{ endpoint_id: string; merchant_id: string }>(
+      `WITH due AS (
+         SELECT endpoint_id, MIN(next_attempt_at) AS due_at FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? GROUP BY endpoint_id
+       ), busy AS (
+         SELECT merchant_id, COUNT(*) AS held FROM webhook_endpoints WHERE locked_until > ? GROUP BY merchant_id
+       ), ranked AS (
+         SELECT w.id AS endpoint_id, w.merchant_id, due.due_at,
+                ROW_NUMBER() OVER (PARTITION BY w.merchant_id ORDER BY due.due_at, w.id) + COALESCE(busy.held, 0) AS place
+           FROM due JOIN webhook_endpoints w ON w.id = due.endpoint_id LEFT JOIN busy ON busy.merchant_id = w.merchant_id
+          WHERE w.disabled_at IS NULL AND w.locked_until <= ?
+       )
+       SELECT endpoint_id, merchant_id FROM ranked WHERE place <= ? ORDER BY place, due_at, endpoint_id LIMIT ${Math.trunc(bounds.limit)}`,
+      [now, now, now, Math.trunc(bounds.perMerchant)],
     );
-    return rows.map((row) => row.endpoint_id);
+    return rows.map((row) => ({ endpointId: row.endpoint_id, merchantId: row.merchant_id }));
   }
 
   /**

@@ -17,7 +17,8 @@ import { loadConfig } from '../../api/config.ts';
 import { openDatabase } from '../../api/db/open-database.ts';
 import { loadServerKey } from '../../api/merchants/server-key.ts';
 import { createServices } from '../../api/services.ts';
-import { systemClock } from '../../api/shared/clock.ts';
+import { COUNTER_READ_MS } from '../../api/merchants/key-changes.ts';
+import { type Clock, systemClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { verifyWebhook } from '../../client/index.ts';
@@ -91,17 +92,18 @@ async function cli(args: string[], store: Store): Promise<Run> {
   }
 }
 
-/** The service as main.ts builds it on a store (its server key included), on a loopback port. */
-async function startServiceOn(store: Store) {
+/** The service as main.ts builds it on a store (its server key included), on a loopback port; `clock` may run ahead. */
+async function startServiceOn(store: Store, clock: Clock = systemClock) {
   const config = loadConfig({ ...storeEnv(store), SIMULATOR: 'on', SIMULATOR_BLOCK_SECONDS: '0', ADDRESS_POOL_SIZE: '0', LOG_LEVEL: 'silent' });
   const db = await openDatabase(config, silentLogger());
-  const services = await createServices({ db, config, clock: systemClock, logger: silentLogger(), serverKey: loadServerKey(config) });
+  const services = await createServices({ db, config, clock, logger: silentLogger(), serverKey: loadServerKey(config) });
   const server: http.Server = await new Promise((resolve) => {
     const listening = createApp(services).listen(0, '127.0.0.1', () => resolve(listening));
   });
   return {
     api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`,
     dispatcher: services.dispatcher,
+    keyChanges: services.keyChanges,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -302,6 +304,29 @@ describe('merchant rotate-keys and merchant list, through a real process', () =>
     assert.deepEqual(Object.keys(row).sort(), ['createdAt', 'email', 'id', 'logoUrl', 'name', 'previousKeysValidUntil', 'siteUrl']);
     assert.equal(row.previousKeysValidUntil, keys.previousKeysValidUntil);
     assert.doesNotMatch(listed.stdout, /ak_|sk_/, 'no keys in the list');
+  });
+
+  test('rotate-keys --grace-seconds 0 cuts the old key off on a running instance within a second', async () => {
+    const leaked: TestMerchant = JSON.parse((await npmCli(['merchant', 'create', '--name', 'Leaky', '--json'], rotatingStore)).stdout);
+    let ahead = 0;
+    const running = await startServiceOn(rotatingStore, () => Date.now() + ahead);
+    try {
+      const api = merchantApi({ api: running.api }, leaked);
+      assert.equal((await api.get('/balance')).status, 200); // remembered by the instance as the current key
+      const noticed = running.keyChanges.next();
+      const rotated = await npmCli(['merchant', 'rotate-keys', '--id', leaked.merchant.id, '--grace-seconds', '0', '--json'], rotatingStore);
+      assert.equal(rotated.code, 0, rotated.stderr);
+      // PostgreSQL's NOTIFY reaches the instance by itself (waited for on the instance, not on a clock);
+      // SQLite's change counter is read again once the instance's clock is a second on.
+      if (rotatingStore.database) await noticed;
+      ahead += COUNTER_READ_MS;
+      const refused = await api.get('/balance');
+      assert.equal(refused.status, 401);
+      assert.deepEqual(refused.body, { error: { code: 'invalid-api-key', message: 'The API key in the API-KEY header is not valid.' } });
+      assert.equal((await merchantApi({ api: running.api }, JSON.parse(rotated.stdout)).get('/balance')).status, 200);
+    } finally {
+      await running.stop();
+    }
   });
 
   test('rotate-keys refuses an unknown id, a missing id and a bad grace period with a clear line', async () => {

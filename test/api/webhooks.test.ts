@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { isPublicAddress } from '../../api/webhooks/webhook-address.ts';
-import { RETRY_SCHEDULE_MS } from '../../api/webhooks/webhook-dispatcher.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
+import { createWebhookDispatcher, RETRY_SCHEDULE_MS } from '../../api/webhooks/webhook-dispatcher.ts';
+import { sendWebhook } from '../../api/webhooks/webhook-sender.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../api/webhooks/webhook.schema.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -375,6 +377,62 @@ describe('failing endpoints', () => {
     await dispatch();
     const [attempt] = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
     assert.deepEqual([attempt.statusCode, attempt.error], [301, 'the endpoint answered 301 (redirects are not followed)']);
+  });
+});
+
+describe('fairness between merchants', () => {
+  test('endpoints that never answer hold two of the slots; another merchant\'s event goes out without waiting for them', async () => {
+    const own = await startTestServer();
+    const hanging = await startWebhookReceiver();
+    try {
+      const register = async (client: ReturnType<typeof merchantApi>, url: string) =>
+        assert.equal((await client.post('/webhooks', { url, events: ['payment.completed'] })).status, 200);
+      const complete = async (client: ReturnType<typeof merchantApi>) => {
+        const payment = (await client.post('/payment', { amount: '0.01', asset: BTC })).body as { addressTo: string };
+        assert.equal((await postJson(`${own.api}/dev/transactions`, { address: payment.addressTo, amount: '0.01', asset: BTC, confirmations: 10 })).status, 200);
+      };
+      const stuck = merchantApi(own, await own.createMerchant('Stuck Shop'));
+      for (let i = 0; i < 20; i++) {
+        hanging.answer(`/stuck/${i}`, 'hang');
+        await register(stuck, `${hanging.url}/stuck/${i}`);
+      }
+      const prompt = merchantApi(own, await own.createMerchant('Prompt Shop'));
+      await register(prompt, `${hanging.url}/prompt`);
+      // The stuck merchant's twenty events are queued first.
+      await complete(stuck);
+      await complete(prompt);
+
+      let stuckAttempts = 0;
+      let stuckEnded = 0;
+      const dispatcher = createWebhookDispatcher({
+        uow: own.services.uow,
+        clock: own.clock,
+        logger: silentLogger(),
+        secrets: own.services.webhookSecrets,
+        // The shortest deadline WEBHOOK_TIMEOUT_SECONDS allows.
+        send: { timeoutMs: 1_000, allowPrivate: true },
+        post: async (url, event, options) => {
+          if (!url.includes('/stuck/')) return sendWebhook(url, event, options);
+          stuckAttempts += 1;
+          try {
+            return await sendWebhook(url, event, options);
+          } finally {
+            stuckEnded += 1;
+          }
+        },
+      });
+      const arrived = hanging.arrival('/prompt');
+      const stop = dispatcher.start();
+      await arrived;
+      const endedBeforePrompt = stuckEnded;
+      await stop();
+      assert.equal(endedBeforePrompt, 0, 'the prompt merchant\'s event waited for none of the stuck endpoints\' deadlines');
+      assert.equal(stuckAttempts, 2, 'the stuck merchant held two slots, not all eight');
+      assert.equal(hanging.at('/prompt').length, 1);
+    } finally {
+      await own.close();
+      await hanging.close();
+    }
   });
 });
 

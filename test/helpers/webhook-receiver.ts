@@ -18,6 +18,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Requests to one path. */
   at(path: string): ReceivedWebhook[];
+  /** The first request to a path: at once if it came, else when it comes. */
+  arrival(path: string): Promise<ReceivedWebhook>;
   /** Sets how a path answers (default 200). */
   answer(path: string, mode: ReceiverMode): void;
   close(): Promise<void>;
@@ -27,12 +29,18 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const modes = new Map<string, ReceiverMode>();
+  const waiting: Array<{ path: string; resolve: (request: ReceivedWebhook) => void }> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const request = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(request);
+      for (const waiter of waiting.filter((w) => w.path === path)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve(request);
+      }
       const mode = modes.get(path) ?? { status: 200 };
       if (mode === 'hang') return;
       if (mode === 'hang-after-headers') {
@@ -67,6 +75,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${port}`,
     received,
     at: (path) => received.filter((r) => r.path === path),
+    arrival: (path) => {
+      const came = received.find((r) => r.path === path);
+      return came ? Promise.resolve(came) : new Promise((resolve) => waiting.push({ path, resolve }));
+    },
     answer: (path, mode) => void modes.set(path, mode),
     async close() {
       server.closeAllConnections();
