@@ -9,7 +9,8 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
-import { DomainError } from '../shared/errors.ts';
+import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
+import { parseFlags } from './flags.ts';
 import { createKeyChanges } from '../merchants/key-changes.ts';
 import { createMerchantService } from '../merchants/merchant.service.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
@@ -95,13 +96,16 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     err(`--name is required.\n${USAGE}\n`);
     return 2;
   }
+  const given = {
+    name: values.name,
+    ...(values.email !== undefined ? { email: values.email } : {}),
+    ...(values['site-url'] !== undefined ? { siteUrl: values['site-url'] } : {}),
+    ...(values['logo-url'] !== undefined ? { logoUrl: values['logo-url'] } : {}),
+  };
+  const input = parseFlags(CreateMerchantInput, given, { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
+  if (!input) return 2;
   return withMerchants(async (merchants) => {
-    const created = await merchants.create({
-      name: values.name,
-      ...(values.email !== undefined ? { email: values.email } : {}),
-      ...(values['site-url'] !== undefined ? { siteUrl: values['site-url'] } : {}),
-      ...(values['logo-url'] !== undefined ? { logoUrl: values['logo-url'] } : {}),
-    });
+    const created = await merchants.create(input);
     if (values.json) {
       out(JSON.stringify(created) + '\n');
     } else {
@@ -112,11 +116,11 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
       );
     }
     return 0;
-  }, err);
+  });
 }
 
 // Opens the configured store and the merchant use cases over it, and closes it afterwards.
-async function withMerchants(work: (merchants: ReturnType<typeof createMerchantService>) => Promise<number>, err: (text: string) => void): Promise<number> {
+async function withMerchants(work: (merchants: ReturnType<typeof createMerchantService>) => Promise<number>): Promise<number> {
   const config = loadConfig();
   const db = await openDatabase(config, createLogger('warn'));
   try {
@@ -124,13 +128,6 @@ async function withMerchants(work: (merchants: ReturnType<typeof createMerchantS
     const merchants = createMerchantService({ uow: createUnitOfWork(db), serverKey: loadServerKey(config), clock: systemClock, keyChanges });
     await merchants.checkServerKey();
     return await work(merchants);
-  } catch (e) {
-    if (e instanceof DomainError && e.details) {
-      const flag = (p: string) => `--${p.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-      err(e.details.map((d) => `${flag(d.path)} ${d.message}`).join('\n') + '\n');
-      return 2;
-    }
-    throw e;
   } finally {
     await db.close();
   }
@@ -169,7 +166,7 @@ async function rotateKeysCommand(args: string[], out: (text: string) => void, er
       );
     }
     return 0;
-  }, err);
+  });
 }
 
 async function listCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
@@ -190,7 +187,7 @@ async function listCommand(args: string[], out: (text: string) => void, err: (te
     else if (listed.length === 0) out('No merchants yet: npm run cli -- merchant create --name NAME\n');
     else out(listed.map((m) => `${m.id}  ${m.name}${m.email ? ` <${m.email}>` : ''}  created ${m.createdAt}${m.previousKeysValidUntil ? `  previous keys valid until ${m.previousKeysValidUntil}` : ''}`).join('\n') + '\n');
     return 0;
-  }, err);
+  });
 }
 
 async function importCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {

@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { DomainError, NotFound } from '../shared/errors.ts';
+import { CreateWebhookInput } from '../webhooks/webhook.schema.ts';
+import { parseFlags } from './flags.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -67,7 +69,9 @@ export async function webhookCommand(action: string | undefined, args: string[],
   if (values.merchant === undefined) return missing('merchant');
   if (action === 'add') {
     if (values.url === undefined) return missing('url');
-    const body = { url: values.url, ...(values.events !== undefined ? { events: values.events.split(',').map((e) => e.trim()) } : {}) };
+    const given = { url: values.url, ...(values.events !== undefined ? { events: values.events.split(',').map((e) => e.trim()) } : {}) };
+    const body = parseFlags(CreateWebhookInput, given, { url: '--url', events: '--events' }, err);
+    if (!body) return 2;
     return withWebhooks(values.merchant, async (webhooks, merchant) => {
       const created = await webhooks.create(merchant, body);
       if (values.json) out(JSON.stringify(created) + '\n');

@@ -1,10 +1,9 @@
 /** Merchant use cases: provisioning with fresh keys, and recognising a merchant by its keys. */
-import { parseOrThrow } from '../http/validate.ts';
 import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import type { KeyChanges } from './key-changes.ts';
-import { CreateMerchantInput } from './merchant.schema.ts';
+import type { CreateMerchantInput } from './merchant.schema.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -40,8 +39,7 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
      * Provisions a merchant; the returned keys are shown once and stored only hashed or sealed.
      * `identity` gives the id and keys instead of fresh random ones (the demo merchant's derived ones).
      */
-    async create(input: unknown, identity?: { id: string } & MerchantKeys): Promise<{ merchant: Merchant } & MerchantKeys> {
-      const fields = parseOrThrow(CreateMerchantInput, input);
+    async create(fields: CreateMerchantInput, identity?: { id: string } & MerchantKeys): Promise<{ merchant: Merchant } & MerchantKeys> {
       const keys = identity ? { apiKey: identity.apiKey, secretKey: identity.secretKey } : generateMerchantKeys();
       const merchant: Merchant = {
         id: identity?.id ?? newId(),

@@ -85,3 +85,5 @@ export type WebhookDeliveryOutput = z.output<typeof WebhookDeliveryOutput>;
 
 /** Query of GET /v2/webhooks/:id/deliveries. */
 export const ListDeliveriesQuery = z.object({ ...pageQuery(0) });
+/** A deliveries list query, read. */
+export type ListDeliveriesQuery = z.output<typeof ListDeliveriesQuery>;

@@ -1,7 +1,6 @@
 /** Webhook use cases: register, list and remove endpoints, read the delivery log, redeliver. */
-import { ApiError, validationFailed } from '../http/api-error.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
-import { parseOrThrow } from '../http/validate.ts';
+import { Conflict, invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { newId, storedId } from '../shared/ids.ts';
@@ -10,9 +9,9 @@ import { addressProblem, hostOf, urlProblem } from './webhook-address.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookSecrets } from './webhook-secrets.ts';
 import {
-  CreateWebhookInput,
+  type CreateWebhookInput,
   type CreatedWebhookOutput,
-  ListDeliveriesQuery,
+  type ListDeliveriesQuery,
   WEBHOOK_EVENT_TYPES,
   type WebhookDeliveryOutput,
   type WebhookEventType,
@@ -64,16 +63,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   async function owned(merchant: Merchant, id: string): Promise<WebhookEndpoint> {
     const key = storedId(id);
     const endpoint = key === undefined ? undefined : await uow.stores.webhooks.findEndpoint(key);
-    if (!endpoint || endpoint.merchantId !== merchant.id) throw new ApiError(404, 'webhook-not-found', `No webhook endpoint with id "${id}" exists for this merchant.`);
+    if (!endpoint || endpoint.merchantId !== merchant.id) throw new NotFound('webhook-not-found', `No webhook endpoint with id "${id}" exists for this merchant.`);
     return endpoint;
   }
 
   return {
     /** Registers an endpoint; the answer carries its secret, shown this once. */
-    async create(merchant: Merchant, body: unknown): Promise<CreatedWebhookOutput> {
-      const input = parseOrThrow(CreateWebhookInput, body);
+    async create(merchant: Merchant, input: CreateWebhookInput): Promise<CreatedWebhookOutput> {
       const problem = urlProblem(input.url, allowPrivate) ?? (await addressProblem(hostOf(new URL(input.url)), allowPrivate));
-      if (problem) throw validationFailed([{ path: 'url', message: problem }]);
+      if (problem) throw invalidFields([{ path: 'url', message: problem }]);
       const secret = secrets.generate();
       const id = newId();
       const endpoint: WebhookEndpoint = {
@@ -90,7 +88,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         // Counted under the merchant's lock, so two racing registrations cannot pass the limit.
         await stores.merchants.lockById(merchant.id);
         if ((await stores.webhooks.endpointsOf(merchant.id)).length >= MAX_ENDPOINTS_PER_MERCHANT) {
-          throw new ApiError(409, 'webhook-limit-reached', `A merchant may register at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first.`);
+          throw new Conflict('webhook-limit-reached', `A merchant may register at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first.`);
         }
         await stores.webhooks.insertEndpoint(endpoint);
       });
@@ -118,8 +116,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** A page of an endpoint's delivery attempts, newest first. */
-    async deliveries(merchant: Merchant, id: string, rawQuery: Record<string, unknown>): Promise<ListEnvelope<WebhookDeliveryOutput>> {
-      const query = parseOrThrow(ListDeliveriesQuery, rawQuery);
+    async deliveries(merchant: Merchant, id: string, query: ListDeliveriesQuery): Promise<ListEnvelope<WebhookDeliveryOutput>> {
       const endpoint = await owned(merchant, id);
       const page = query.page ?? 0;
       const limit = query.limit ?? DEFAULT_LIMIT;
@@ -133,7 +130,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const key = storedId(deliveryId);
       const attempt = key === undefined ? undefined : await uow.stores.webhooks.findAttempt(endpoint.id, key);
       const event = attempt && (await uow.stores.webhooks.eventFor(endpoint.id, attempt.eventId));
-      if (!attempt || !event) throw new ApiError(404, 'delivery-not-found', `No delivery with id "${deliveryId}" exists for this webhook endpoint.`);
+      if (!attempt || !event) throw new NotFound('delivery-not-found', `No delivery with id "${deliveryId}" exists for this webhook endpoint.`);
       return toDeliveryOutput(await dispatcher.redeliver(endpoint, { id: attempt.eventId, ...event }));
     },
   };

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { readListQuery } from '../http/list-query.ts';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
+import { parseOrThrow } from '../http/validate.ts';
+import { CreateWebhookInput, ListDeliveriesQuery } from './webhook.schema.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 const SCALARS = ['page', 'limit'] as const;
@@ -9,7 +11,7 @@ const SCALARS = ['page', 'limit'] as const;
 export function webhookRoutes(webhooks: WebhookService, auth: MerchantAuth): Router {
   const router = Router();
   router.post('/', ...auth.signedJson, async (req, res) => {
-    res.json(await webhooks.create(res.locals.merchant, req.body));
+    res.json(await webhooks.create(res.locals.merchant, parseOrThrow(CreateWebhookInput, req.body)));
   });
   router.get('/', ...auth.apiKey, async (_req, res) => {
     res.json(await webhooks.list(res.locals.merchant));
@@ -19,7 +21,8 @@ export function webhookRoutes(webhooks: WebhookService, auth: MerchantAuth): Rou
     res.status(204).end();
   });
   router.get('/:id/deliveries', ...auth.apiKey, async (req, res) => {
-    res.json(await webhooks.deliveries(res.locals.merchant, req.params.id as string, readListQuery(req.originalUrl, [], SCALARS, [])));
+    const query = parseOrThrow(ListDeliveriesQuery, readListQuery(req.originalUrl, [], SCALARS, []));
+    res.json(await webhooks.deliveries(res.locals.merchant, req.params.id as string, query));
   });
   router.post('/:id/deliveries/:deliveryId/redeliver', ...auth.signed, async (req, res) => {
     res.json(await webhooks.redeliver(res.locals.merchant, req.params.id as string, req.params.deliveryId as string));

@@ -14,6 +14,8 @@ import { createServices } from '../../api/services.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { getJson, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { parseOrThrow } from '../../api/http/validate.ts';
+import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 describe('GET /v2/assets', () => {
   let server: TestServer;
@@ -92,7 +94,7 @@ describe('the asset registry', () => {
       const listening = createApp(services).listen(0, '127.0.0.1', () => resolve(listening));
     });
     api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
-    shop = merchantApi({ api }, await services.merchants.create({ name: 'Data Shop' }));
+    shop = merchantApi({ api }, await services.merchants.create(parseOrThrow(CreateMerchantInput, { name: 'Data Shop' })));
     stop = async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

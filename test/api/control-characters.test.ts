@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { fromDomainError } from '../../api/http/api-error.ts';
 import { DomainError } from '../../api/shared/errors.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { parseOrThrow } from '../../api/http/validate.ts';
+import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
 const ETH = { short: 'ETH', network: 'ethereum' };
@@ -115,10 +117,12 @@ describe('control characters in what an operator gives the CLI', () => {
   for (const path of ['name', 'siteUrl', 'logoUrl']) {
     test(`merchant create: ${path} with NUL, ESC, DEL or CSI is refused, naming the field`, async () => {
       for (const [name, control] of CONTROLS) {
-        const error = await server.services.merchants.create(spoiled(MERCHANT, path, control) as typeof MERCHANT).then(
-          () => assert.fail(`${path} with ${name} was accepted`),
-          (e: unknown) => e,
-        );
+        let error: unknown;
+        try {
+          parseOrThrow(CreateMerchantInput, spoiled(MERCHANT, path, control));
+        } catch (e) {
+          error = e;
+        }
         assert.ok(error instanceof DomainError, String(error));
         const answered = fromDomainError(error);
         assert.deepEqual({ status: answered.status, body: answered.toBody() }, refused(path), `${path} with ${name}`);

@@ -25,6 +25,8 @@ import { systemClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { createTestDatabase, type TestDatabase, testClusterUrl } from '../helpers/test-database.ts';
 import { merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
+import { parseOrThrow } from '../../api/http/validate.ts';
+import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -75,7 +77,7 @@ describe('db import-sqlite', { skip: testClusterUrl() ? false : 'runs in the Pos
     serverKeyHex = serverKey.toString('hex');
     const sqlite = await serve(openSqliteDatabase(path.join(dataDir, 'checkout.db')), dataDir, serverKey);
     try {
-      keys = await sqlite.services.merchants.create({ name: 'Moving Shop', email: 'ops@moving.example' });
+      keys = await sqlite.services.merchants.create(parseOrThrow(CreateMerchantInput, { name: 'Moving Shop', email: 'ops@moving.example' }));
       const api = merchantApi({ api: `${sqlite.url}/v2` }, keys);
       const paid = (await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'old-1' })).body;
       assert.equal((await postJson(`${sqlite.url}/v2/dev/transactions`, { address: paid.addressTo, amount: '0.01', asset: BTC, confirmations: 2 })).status, 200);

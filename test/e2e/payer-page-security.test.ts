@@ -11,6 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { parseOrThrow } from '../../api/http/validate.ts';
+import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const NAME = `<img src=x onerror="globalThis.__xss='name'"><script>globalThis.__xss='name-script'</script>"'&amp;<b id="injected-name">Shop</b>`;
 const INVOICE = `"><svg id="injected-invoice" onload="globalThis.__xss='invoice'"></svg><script>alert('invoice')</script>`;
@@ -28,7 +30,7 @@ const payments: { open: string; complete: string } = { open: '', complete: '' };
 before(async () => {
   server = await startTestServer();
   // No logo: the page would try to load it from the internet.
-  shop = { ...(await server.services.merchants.create({ name: NAME, email: 'owner@shop.example', siteUrl: 'shop.example' })) } as TestMerchant;
+  shop = { ...(await server.services.merchants.create(parseOrThrow(CreateMerchantInput, { name: NAME, email: 'owner@shop.example', siteUrl: 'shop.example' }))) } as TestMerchant;
   const api = merchantApi(server, shop);
   const body = { amount: '0.5', asset: ETH, invoice: INVOICE, customer: { name: CUSTOMER, email: 'payer@example.com' }, checkoutUrl: CHECKOUT_URL };
   const open = await api.post('/payment', body);

@@ -13,6 +13,8 @@ import type { Database } from '../../api/db/database.ts';
 import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
 import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
+import { parseOrThrow } from '../../api/http/validate.ts';
+import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 import { createServices, type Services } from '../../api/services.ts';
 import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
@@ -75,7 +77,7 @@ export async function startTestServer(
     dataDir,
     store: db.dialect.name,
     createMerchant: (name = 'Test Shop') =>
-      services.merchants.create({ name, email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' }),
+      services.merchants.create(parseOrThrow(CreateMerchantInput, { name, email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' })),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

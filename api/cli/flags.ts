@@ -1,0 +1,14 @@
+/** Reading an operator's flags with the same schemas the API reads request bodies with. */
+import type { z } from 'zod';
+import { parseCollecting } from '../http/validate.ts';
+
+/**
+ * The flags as the schema's typed input, or undefined after printing each problem under the name of
+ * the flag that carries the field (`flagOf`: field name → flag).
+ */
+export function parseFlags<S extends z.ZodType>(schema: S, input: Record<string, unknown>, flagOf: Record<string, string>, err: (text: string) => void): z.output<S> | undefined {
+  const { data, errors } = parseCollecting(schema, input);
+  if (errors.length === 0) return data;
+  err(errors.map((e) => `${flagOf[e.path.split('.')[0]!] ?? e.path} ${e.message}`).join('\n') + '\n');
+  return undefined;
+}
