@@ -46,6 +46,7 @@ const SOON_SECONDS = 300;
  * @slot - Shown while the payment loads.
  * @csspart base - The wrapper.
  * @csspart status - Status title and explanation.
+ * @csspart test-network - The notice that the payment's network is simulated (no real funds move).
  * @csspart amount - Amount due with the asset's logo and name.
  * @csspart qr-code - The QR code of the payment URI.
  * @csspart address - The address field, and the destination tag field (also `dest-tag`).
@@ -348,6 +349,7 @@ export class CryptoCheckout extends LitElement {
     return html`
       ${this.renderHeader(view)}
       ${this.renderStatus(title, detail, STATUS_ICONS[view.status])}
+      ${view.testNetwork ? html`<p part="test-network" class="notice test-network">${m.testNetwork}</p>` : nothing}
       ${reconnecting ? html`<p class="notice">${m.reconnecting}</p>` : nothing}
       ${view.status === 'OPEN' ? this.renderPayable(view) : nothing}
       ${this.renderTransactions(view)}

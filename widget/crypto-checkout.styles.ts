@@ -282,6 +282,9 @@ export const styles = css`
     border-inline-start: 4px solid var(--_warning);
     background: var(--_surface);
   }
+  .test-network {
+    font-weight: 600;
+  }
 
   .transactions ul {
     list-style: none;
