@@ -37,6 +37,8 @@ const SAMPLE_PAYMENT = {
   checkoutUrl: 'https://shop.example/thanks',
   merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: 'https://shop.example/logo.svg' },
   transactions: [],
+  // The default start runs simulated networks, whose pages carry the test-network notice.
+  testNetwork: true,
   serverTime: '2026-11-22T02:53:01.987Z',
 } as const;
 

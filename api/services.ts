@@ -179,7 +179,7 @@ export async function createServices(options: ServiceOptions) {
   });
   for (const network of simulator?.networks() ?? []) network.adapter.watch((event) => watcher.handle(event));
   for (const follower of followers.values()) follower.watch((event) => watcher.handle(event));
-  const checkout = createCheckoutService({ uow, merchants, registry, clock, events });
+  const checkout = createCheckoutService({ uow, merchants, registry, clock, events, isSimulated: (network) => simulated.has(network) });
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
   const rateLimiter = createRateLimiter({ uow, clock });

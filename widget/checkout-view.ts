@@ -47,6 +47,8 @@ export interface CheckoutView {
   checkoutUrl: string | null;
   merchant: { name: string; siteUrl: string | null; logoUrl: string | null };
   transactions: CheckoutTransaction[];
+  /** The asset's network is simulated: nothing real is paid on it (absent from older servers: false). */
+  testNetwork?: boolean;
   /** The server's clock when the view was made; the countdown runs against it. */
   serverTime: string;
 }
@@ -91,6 +93,7 @@ export function parseCheckoutView(json: unknown): CheckoutView {
   check(isObject(view.merchant), 'merchant');
   strings(view.merchant as Json, 'merchant.', ['name']);
   strings(view.merchant as Json, 'merchant.', ['siteUrl', 'logoUrl'], true);
+  check(view.testNetwork === undefined || typeof view.testNetwork === 'boolean', 'testNetwork');
   check(Array.isArray(view.transactions), 'transactions');
   for (const item of view.transactions as unknown[]) {
     check(isObject(item), 'transactions[]');

@@ -46,6 +46,7 @@ const SOON_SECONDS = 300;
  * @slot - Shown while the payment loads.
  * @csspart base - The wrapper.
  * @csspart status - Status title and explanation.
+ * @csspart test-network - The notice that the payment's network is simulated (no real funds move).
  * @csspart amount - Amount due with the asset's logo and name.
  * @csspart qr-code - The QR code of the payment URI.
  * @csspart address - The address field, and the destination tag field (also `dest-tag`).
@@ -273,7 +274,7 @@ export class CryptoCheckout extends LitElement {
         <img class="asset-logo" src=${asset.logoUrl} alt="" @error=${hideImage} />
         <div class="amount-text">
           <span class="label">${isPartlyPaid(view) ? m.stillToPay : m.amountToPay}</span>
-          <span class="amount-value" dir="ltr" ?data-long=${shownDue.length > LONG_AMOUNT}>${shownDue} ${asset.short}</span>
+          <span class="amount-value" dir="ltr" data-length=${amountLength(shownDue)}>${shownDue} ${asset.short}</span>
           <span class="small">${m.assetOnNetwork(asset.name, network)}</span>
         </div>
         ${this.renderCopyButton('amount', due)}
@@ -348,6 +349,7 @@ export class CryptoCheckout extends LitElement {
     return html`
       ${this.renderHeader(view)}
       ${this.renderStatus(title, detail, STATUS_ICONS[view.status])}
+      ${view.testNetwork ? html`<p part="test-network" class="notice test-network">${m.testNetwork}</p>` : nothing}
       ${reconnecting ? html`<p class="notice">${m.reconnecting}</p>` : nothing}
       ${view.status === 'OPEN' ? this.renderPayable(view) : nothing}
       ${this.renderTransactions(view)}
@@ -409,8 +411,14 @@ function changeMessage(previous: CheckoutView, next: CheckoutView, m: Messages):
   return progress.length > 0 ? progress.join(' ') : undefined;
 }
 
-// Amounts longer than this many characters get a smaller type, so a 320 px screen keeps them on one line.
+// Longer amounts get a smaller type, so a 320 px screen keeps most of them on one line (they wrap
+// rather than overflow beyond that).
 const LONG_AMOUNT = 12;
+const LONGER_AMOUNT = 18;
+
+function amountLength(shown: string): 'short' | 'long' | 'longer' {
+  return shown.length > LONGER_AMOUNT ? 'longer' : shown.length > LONG_AMOUNT ? 'long' : 'short';
+}
 
 const ICON_CLOCK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><circle cx="12" cy="12" r="9"></circle><path d="M12 7v5l3 2"></path></svg>`;
 const ICON_CHECK = html`<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="9"></circle><path d="m8 12 3 3 5-6"></path></svg>`;

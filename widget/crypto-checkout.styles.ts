@@ -70,6 +70,8 @@ export const styles = css`
 
   .base {
     display: grid;
+    /* One column no wider than the card: a long amount wraps inside it instead of widening it. */
+    grid-template-columns: minmax(0, 1fr);
     gap: 1rem;
     padding: 1.25rem;
     background: var(--_background);
@@ -152,18 +154,34 @@ export const styles = css`
     block-size: 2rem;
     flex: none;
   }
+  /*
+   * The amount is never covered: the Copy button stays beside it only while the whole amount fits on
+   * the line, and moves below it otherwise. Only the amount counts for that (the label and the asset
+   * line wrap within whatever width the amount leaves), and an amount wider than the card wraps.
+   */
   .amount-text {
     display: grid;
-    flex: 1 1 8rem;
+    flex: 1 1 auto;
     min-inline-size: 0;
+    /* Never wider than the line beside the logo (2rem + the gap), so the logo stays with it. */
+    max-inline-size: calc(100% - 2.75rem);
+  }
+  .amount-text > :not(.amount-value) {
+    contain: inline-size;
+  }
+  .amount .copy {
+    margin-inline-start: auto;
   }
   .amount-value {
     font-size: 1.5rem;
     font-weight: 700;
-    overflow-wrap: break-word;
+    overflow-wrap: anywhere;
   }
-  .amount-value[data-long] {
+  .amount-value[data-length='long'] {
     font-size: 1.125rem;
+  }
+  .amount-value[data-length='longer'] {
+    font-size: 1rem;
   }
 
   .qr {
@@ -263,6 +281,9 @@ export const styles = css`
     border-radius: 8px;
     border-inline-start: 4px solid var(--_warning);
     background: var(--_surface);
+  }
+  .test-network {
+    font-weight: 600;
   }
 
   .transactions ul {

@@ -25,6 +25,10 @@ export const CheckoutOutput = z
     transactions: z.array(
       z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int().min(0), date: Timestamp, late: z.boolean() }),
     ),
+    testNetwork: z.boolean().meta({
+      description:
+        "Extension: true when the asset's network is simulated (SIMULATOR on, no node for it). Its addresses look real but nothing sent to them is watched or counted; the payer page says \"Test network: no real funds move\".",
+    }),
     serverTime: Timestamp.meta({ description: 'The server clock when this view was made, to run the countdown against.' }),
   })
   .meta({ id: 'Checkout' });

@@ -42,8 +42,10 @@ export function createCheckoutService(deps: {
   registry: AssetRegistry;
   clock: Clock;
   events: PaymentEvents;
+  /** Whether a network is simulated (no real funds move on it). */
+  isSimulated: (network: string) => boolean;
 }) {
-  const { uow, merchants, registry, clock, events } = deps;
+  const { uow, merchants, registry, clock, events, isSimulated } = deps;
 
   // Payer pages poll and every open event stream re-reads its payment; an unchanged payment is
   // answered, and a matching If-None-Match settled, without rendering it again.
@@ -75,6 +77,7 @@ export function createCheckoutService(deps: {
         date: isoTime(t.seenAt),
         late: t.late,
       })),
+      testNetwork: isSimulated(figures.asset.network),
     };
     const rendered: RenderedView = {
       body: Object.freeze(body),

@@ -200,6 +200,7 @@ export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBU
 <div class="pay" data-status="${view.status}">
 ${merchantHeader(view, m)}
 <div class="pay-status"><h2>${escapeHtml(statusTitle(view, m))}</h2><p>${escapeHtml(statusDetail(view, m))}</p></div>
+${view.testNetwork ? `<p class="pay-test-network">${escapeHtml(m.testNetwork)}</p>` : ''}
 ${view.status === 'OPEN' ? payable(view, m) : ''}
 ${transactions(view, m)}
 ${back ? `<p><a class="pay-button" href="${escapeHtml(back)}">${escapeHtml(m.returnTo(view.merchant.name))}</a></p>` : ''}

@@ -10,6 +10,8 @@ const XRP = { short: 'XRP', network: 'ripple' };
 const CONTRACT_FIELDS = [
   'id', 'status', 'amount', 'amountDue', 'totalReceivedAmount', 'asset', 'addressTo', 'destTag', 'paymentUri', 'confirmsNeeded',
   'timeout', 'expiresAt', 'createdAt', 'invoice', 'checkoutUrl', 'merchant', 'transactions', 'serverTime',
+  // Extension: the network is simulated (these tests run on the simulator).
+  'testNetwork',
 ];
 /** Fails a wait that would otherwise hang; no test logic depends on it. */
 const DEADLINE_MS = 5_000;
@@ -140,6 +142,7 @@ describe('GET /v2/checkout/:id', () => {
       checkoutUrl: 'https://shop.example/orders/77',
       merchant: { name: 'Checkout Shop', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' },
       transactions: [],
+      testNetwork: true,
       serverTime: '2026-11-21T10:15:30.123Z',
     });
     assert.equal(CheckoutOutput.safeParse(body).success, true);

@@ -112,6 +112,13 @@ describe('ethereum through an Ethereum JSON-RPC node (anvil)', () => {
     assert.equal(Number(await balanceOf('ETH')) - Number(before), 0.12345678);
   });
 
+  test('the payer view says testNetwork false for ethereum on its node, true for bitcoin on the simulator', async () => {
+    const onNode = await newPayment('0.5', ETH);
+    const simulated = await newPayment('0.001', { short: 'BTC', network: 'bitcoin' });
+    const testNetworkOf = async (id: string) => ((await (await fetch(`${server.url}/v2/checkout/${id}`)).json()) as { testNetwork: boolean }).testNetwork;
+    assert.deepEqual([await testNetworkOf(onNode.id), await testNetworkOf(simulated.id)], [false, true]);
+  });
+
   test('a 6-decimal and an 18-decimal token both come out exact, each by its own decimals()', async () => {
     const tether = await newPayment('12.345678', USDT);
     const coin = await newPayment('7.5', USDC);

@@ -85,9 +85,10 @@ describe('the payer page in the payer\'s language', () => {
     }
   });
 
-  it('every language has its chunk preloaded, and English none', async () => {
+  it('every language has its chunk preloaded, and English none; each says the network is simulated', async () => {
     for (const locale of LOCALES) {
       const html = await (await fetch(`${paymentUrl}&lang=${locale}`)).text();
+      assert.ok(html.includes(`<p class="pay-test-network">${ALL_MESSAGES[locale].testNetwork}</p>`), locale);
       const preload = /<link rel="modulepreload" href="(\/widget\/locales\/[^"]+)">/.exec(html)?.[1];
       if (locale === 'en') assert.equal(preload, undefined);
       else {

@@ -147,6 +147,8 @@ describe('hosted payer page /pay', () => {
     assert.equal(response.headers.get('cache-control'), 'no-store');
     assert.ok(html.includes(`<crypto-checkout payment-id="${payment.id}" lang="en">`));
     assert.ok(html.includes('Waiting for payment'));
+    // The simulated network is said before the amount a real wallet could otherwise pay.
+    assert.ok(html.includes('</div>\n<p class="pay-test-network">Test network: no real funds move</p>\n<dl class="pay-facts">'));
     assert.ok(html.includes('<strong dir="ltr">0.01 BTC</strong>'));
     assert.ok(html.includes(`<code dir="ltr">${payment.addressTo}</code>`));
     assert.ok(html.includes('Invoice <bdi dir="ltr">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co</bdi>'));
@@ -199,6 +201,7 @@ describe('hosted payer page /pay', () => {
     await page.close();
 
     assert.match(shown, /Waiting for payment/);
+    assert.match(shown, /Test network: no real funds move/);
     assert.match(shown, /Amount to pay\s+25 XRP/);
     assert.ok(shown.includes(payment.addressTo));
     assert.match(shown, new RegExp(`Destination tag \\(required\\)\\s+${payment.destTag}`));

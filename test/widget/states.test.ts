@@ -68,6 +68,35 @@ describe('<crypto-checkout> states', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('open on a simulated network: says no real funds move, before the amount, in the page language', async () => {
+    serve(openView({ testNetwork: true }));
+    const el = await renderLoaded();
+
+    const notice = $(el, '[part~="test-network"]');
+    expect(text(notice)).to.equal('Test network: no real funds move');
+    expect(notice.compareDocumentPosition($(el, '[part~="amount"]')) & Node.DOCUMENT_POSITION_FOLLOWING).to.not.equal(0);
+    await expect(el).to.be.accessible();
+    fixtureCleanup();
+
+    const dark = await renderLoaded({ theme: 'dark', lang: 'de' });
+    expect(text($(dark, '[part~="test-network"]'))).to.equal('Testnetzwerk: Es wird kein echtes Geld bewegt');
+    await expect(dark).to.be.accessible();
+  });
+
+  it('a real network, or a server that does not say: no test-network notice', async () => {
+    serve(openView({ testNetwork: false }));
+    const real = await renderLoaded();
+    expect($$(real, '[part~="test-network"]')).to.have.length(0);
+    network!.restore();
+    fixtureCleanup();
+
+    const { testNetwork: _omitted, ...older } = openView();
+    serve(older as CheckoutView);
+    const el = await renderLoaded();
+    expect(el.checkout?.status).to.equal('OPEN');
+    expect($$(el, '[part~="test-network"]')).to.have.length(0);
+  });
+
   it('partial: says what arrived, asks for the rest, and lists the transaction', async () => {
     serve(partialView());
     const el = await renderLoaded();

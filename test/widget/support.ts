@@ -36,6 +36,7 @@ export function openView(overrides: Partial<CheckoutView> = {}): CheckoutView {
     checkoutUrl: 'https://shop.example/thanks',
     merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: null },
     transactions: [],
+    testNetwork: false,
     serverTime: SERVER_NOW,
     ...overrides,
   };

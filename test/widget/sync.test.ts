@@ -156,7 +156,40 @@ describe('<crypto-checkout> live updates', () => {
     expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CONNECTING);
   });
 
-  it('stops at COMPLETE: closes the stream and asks nothing more, even on visibility or online', async () => {
+  it('closes the stream when the page is left for the back/forward cache, and reopens it re-synced on return', async () => {
+    network = fakeNetwork(() => viewResponse(openView(), '"v1"'));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const cached = FakeEventSource.last;
+
+    network.fetch.callsFake(async () => viewResponse(partialView(), '"v2"'));
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    expect(cached.readyState).to.equal(FakeEventSource.CLOSED);
+    await nextTask();
+    expect(network.fetch.callCount).to.equal(1);
+
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    await until(() => el.checkout?.amountDue === '0.00600000', 'the re-synced view arrived');
+    expect(network.fetch.callCount).to.equal(2);
+    expect(requestOf(network, 1).ifNoneMatch).to.equal('"v1"');
+    await until(() => FakeEventSource.instances.length === 2, 'a new stream');
+    expect(FakeEventSource.last.url).to.equal(`${CHECKOUT_URL}/events`);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CONNECTING);
+  });
+
+  it('a page shown for the first time (not from the cache) asks nothing more', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: false }));
+    await nextTask();
+    expect(network.fetch.callCount).to.equal(1);
+    expect(FakeEventSource.instances).to.have.length(1);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CONNECTING);
+  });
+
+  it('stops at COMPLETE: closes the stream and asks nothing more, even on visibility, online or a return from the cache', async () => {
     network = fakeNetwork(() => viewResponse(openView()));
     const el = await renderLoaded();
     await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
@@ -168,6 +201,7 @@ describe('<crypto-checkout> live updates', () => {
 
     document.dispatchEvent(new Event('visibilitychange'));
     window.dispatchEvent(new Event('online'));
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
     await timers.tickAsync(120_000);
     await nextTask();
     expect(network.fetch.callCount).to.equal(1);

@@ -2,6 +2,8 @@
  * @module Keeps the view of one payment current: a first GET, then the server-sent event stream,
  * falling back to polling with If-None-Match when the stream cannot be kept; a fresh look when the
  * tab becomes visible again or the network comes back; nothing more once the status is final.
+ * A page left for another (kept in the back/forward cache) holds no stream: HTTP/1.1 gives a host six
+ * connections, and six cached pages each holding one would stop the next page from loading.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { type CheckoutView, InvalidCheckoutError, isFinalStatus, parseCheckoutView } from '../checkout-view.ts';
@@ -66,6 +68,8 @@ export class CheckoutSyncController implements ReactiveController {
   hostConnected(): void {
     this.connected = true;
     window.addEventListener('online', this.resync);
+    window.addEventListener('pagehide', this.handlePageHide);
+    window.addEventListener('pageshow', this.handlePageShow);
     document.addEventListener('visibilitychange', this.handleVisibility);
     if (this.url) this.start();
   }
@@ -73,6 +77,8 @@ export class CheckoutSyncController implements ReactiveController {
   hostDisconnected(): void {
     this.connected = false;
     window.removeEventListener('online', this.resync);
+    window.removeEventListener('pagehide', this.handlePageHide);
+    window.removeEventListener('pageshow', this.handlePageShow);
     document.removeEventListener('visibilitychange', this.handleVisibility);
     this.halt();
   }
@@ -96,6 +102,16 @@ export class CheckoutSyncController implements ReactiveController {
 
   private readonly handleVisibility = (): void => {
     if (document.visibilityState === 'visible') this.resync();
+  };
+
+  // Leaving the page: the stream, any request and any timer stop, whether or not the page is cached.
+  private readonly handlePageHide = (): void => {
+    this.halt();
+  };
+
+  // Back from the back/forward cache: look once (the payment may have moved on) and reopen the stream.
+  private readonly handlePageShow = (event: PageTransitionEvent): void => {
+    if (event.persisted) this.resync();
   };
 
   // Mobile browsers drop streams and freeze timers in the background; catch up and reopen.

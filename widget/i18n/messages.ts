@@ -63,6 +63,8 @@ export interface Messages {
   returnTo(merchant: string): string;
   paymentTo(merchant: string): string;
   readonly reconnecting: string;
+  /** Shown on a payment whose network is simulated, where a real wallet must not pay. */
+  readonly testNetwork: string;
   readonly tryAgain: string;
   readonly loading: string;
   readonly notFoundTitle: string;

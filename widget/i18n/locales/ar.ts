@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `العودة إلى ${merchant}`,
   paymentTo: (merchant) => `دفعة إلى ${merchant}`,
   reconnecting: 'توقفت التحديثات المباشرة. جارٍ إعادة الاتصال…',
+  testNetwork: 'شبكة تجريبية: لا تُنقل أي أموال حقيقية',
   tryAgain: 'حاول مجددًا',
   loading: 'جارٍ تحميل الدفعة…',
   notFoundTitle: 'لم يتم العثور على الدفعة',

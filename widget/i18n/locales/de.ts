@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Zurück zu ${merchant}`,
   paymentTo: (merchant) => `Zahlung an ${merchant}`,
   reconnecting: 'Live-Aktualisierungen sind unterbrochen. Verbindung wird wiederhergestellt…',
+  testNetwork: 'Testnetzwerk: Es wird kein echtes Geld bewegt',
   tryAgain: 'Erneut versuchen',
   loading: 'Zahlung wird geladen…',
   notFoundTitle: 'Zahlung nicht gefunden',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Return to ${merchant}`,
   paymentTo: (merchant) => `Payment to ${merchant}`,
   reconnecting: 'Live updates are interrupted. Reconnecting…',
+  testNetwork: 'Test network: no real funds move',
   tryAgain: 'Try again',
   loading: 'Loading the payment…',
   notFoundTitle: 'Payment not found',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Volver a ${merchant}`,
   paymentTo: (merchant) => `Pago a ${merchant}`,
   reconnecting: 'Las actualizaciones en directo se han interrumpido. Reconectando…',
+  testNetwork: 'Red de prueba: no se mueven fondos reales',
   tryAgain: 'Reintentar',
   loading: 'Cargando el pago…',
   notFoundTitle: 'Pago no encontrado',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Retour à ${merchant}`,
   paymentTo: (merchant) => `Paiement à ${merchant}`,
   reconnecting: 'Les mises à jour en direct sont interrompues. Reconnexion…',
+  testNetwork: 'Réseau de test : aucun fonds réel n’est transféré',
   tryAgain: 'Réessayer',
   loading: 'Chargement du paiement…',
   notFoundTitle: 'Paiement introuvable',

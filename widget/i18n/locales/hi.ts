@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `${merchant} पर वापस जाएँ`,
   paymentTo: (merchant) => `${merchant} को भुगतान`,
   reconnecting: 'लाइव अपडेट रुक गए हैं। फिर से जुड़ रहे हैं…',
+  testNetwork: 'टेस्ट नेटवर्क: कोई असली धनराशि नहीं भेजी जाती',
   tryAgain: 'फिर से कोशिश करें',
   loading: 'भुगतान लोड हो रहा है…',
   notFoundTitle: 'भुगतान नहीं मिला',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Kembali ke ${merchant}`,
   paymentTo: (merchant) => `Pembayaran ke ${merchant}`,
   reconnecting: 'Pembaruan langsung terputus. Menyambungkan ulang…',
+  testNetwork: 'Jaringan uji: tidak ada dana sungguhan yang berpindah',
   tryAgain: 'Coba lagi',
   loading: 'Memuat pembayaran…',
   notFoundTitle: 'Pembayaran tidak ditemukan',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `${merchant} に戻る`,
   paymentTo: (merchant) => `${merchant} へのお支払い`,
   reconnecting: 'リアルタイム更新が中断しました。再接続しています…',
+  testNetwork: 'テストネットワーク：実際の資金は移動しません',
   tryAgain: '再試行',
   loading: 'お支払い情報を読み込んでいます…',
   notFoundTitle: 'お支払いが見つかりません',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Voltar para ${merchant}`,
   paymentTo: (merchant) => `Pagamento para ${merchant}`,
   reconnecting: 'As atualizações ao vivo foram interrompidas. Reconectando…',
+  testNetwork: 'Rede de teste: nenhum dinheiro real é movimentado',
   tryAgain: 'Tentar de novo',
   loading: 'Carregando o pagamento…',
   notFoundTitle: 'Pagamento não encontrado',

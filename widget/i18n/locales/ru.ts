@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `Вернуться в ${merchant}`,
   paymentTo: (merchant) => `Платёж для ${merchant}`,
   reconnecting: 'Обновления в реальном времени прерваны. Переподключение…',
+  testNetwork: 'Тестовая сеть: реальные средства не переводятся',
   tryAgain: 'Повторить',
   loading: 'Загрузка платежа…',
   notFoundTitle: 'Платёж не найден',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `${merchant} sayfasına dön`,
   paymentTo: (merchant) => `${merchant} için ödeme`,
   reconnecting: 'Canlı güncellemeler kesildi. Yeniden bağlanılıyor…',
+  testNetwork: 'Test ağı: gerçek para aktarılmaz',
   tryAgain: 'Tekrar dene',
   loading: 'Ödeme yükleniyor…',
   notFoundTitle: 'Ödeme bulunamadı',

@@ -50,6 +50,7 @@ const messages: Messages = {
   returnTo: (merchant) => `返回 ${merchant}`,
   paymentTo: (merchant) => `付款给 ${merchant}`,
   reconnecting: '实时更新已中断。正在重新连接…',
+  testNetwork: '测试网络：不涉及真实资金',
   tryAgain: '重试',
   loading: '正在加载付款…',
   notFoundTitle: '找不到付款',
