@@ -77,10 +77,11 @@ export function createApp(services: Services, options: AppOptions = {}): express
   const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
-  // Each network on a node says how its follower stands: ok, behind, unreachable (with the last block).
+  // Each network says what serves it (node, simulator, unserved); one on a node also how its
+  // follower stands: ok, behind, unreachable (with the last block).
   app.get('/health', (_req, res) => {
-    const networks = Object.fromEntries([...services.followers].map(([name, follower]) => [name, follower.status()]));
-    res.json(Object.keys(networks).length > 0 ? { status: 'ok', networks } : { status: 'ok' });
+    const networks = Object.fromEntries([...services.sources].map(([name, source]) => [name, { source, ...services.followers.get(name)?.status() }]));
+    res.json({ status: 'ok', networks });
   });
   app.get('/v2/openapi.json', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

@@ -41,6 +41,14 @@ describe('GET /v2/assets', () => {
     });
   });
 
+  test('GET /health names the simulator as what serves each network without a node', async () => {
+    const simulated = { source: 'simulator' };
+    assert.deepEqual((await getJson(`${server.url}/health`)).body, {
+      status: 'ok',
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
+    });
+  });
+
   test('refuses a withdrawal below the minimum (fee plus dust) with a validation error naming it', async () => {
     const shop = await server.createMerchant('Dust Shop');
     const api = merchantApi(server, shop);
