@@ -15,7 +15,7 @@ import { rateLimit } from './rate-limits/rate-limit.middleware.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
-import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
+import { assetRoutes, logoRoutes } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
@@ -104,7 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
 
-  app.use('/logos', logoFiles);
+  app.use('/logos', logoRoutes());
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));

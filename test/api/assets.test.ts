@@ -13,7 +13,7 @@ import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { createServices } from '../../api/services.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
-import { getJson, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { getJson, logoUrl, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 describe('GET /v2/assets', () => {
   let server: TestServer;
@@ -26,7 +26,7 @@ describe('GET /v2/assets', () => {
     const response = await fetch(`${server.api}/assets`, { headers: { Origin: 'https://shop.example' } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
-    const logo = (name: string) => `${server.url}/logos/${name}.svg`;
+    const logo = (name: string) => logoUrl(server, name);
     assert.deepEqual(await response.json(), {
       data: [
         { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: logo('btc'), decimals: 8, confirmsNeeded: 2, withdrawalFee: '0.00002000', minWithdrawal: '0.00002546' },

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createWebhookOutbox } from '../../api/webhooks/webhook-outbox.ts';
 import { CancelRefused, createWithdrawalCancel } from '../../api/withdrawals/withdrawal-cancel.ts';
 import { createWithdrawalTransitions } from '../../api/withdrawals/withdrawal-transitions.ts';
-import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { logoUrl, merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -69,7 +69,7 @@ describe('balance', () => {
     assert.deepEqual(response.body, {
       data: [
         {
-          asset: { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: `${server.url}/logos/usdt.svg`, decimals: 6 },
+          asset: { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: logoUrl(server, 'usdt'), decimals: 6 },
           available: '12.500000',
           reserved: '0.000000',
         },
@@ -96,7 +96,7 @@ describe('creating a withdrawal', () => {
       txnId: null,
       amount: '1.50000000',
       receivedAmount: '1.49950000',
-      asset: { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: `${server.url}/logos/eth.svg`, decimals: 8 },
+      asset: { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: logoUrl(server, 'eth'), decimals: 8 },
       addressTo: ETH_ADDRESS,
       addressFrom: null,
       destTag: null,

@@ -13,6 +13,7 @@ import type { Database } from '../../api/db/database.ts';
 import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
 import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
+import { shippedLogos } from '../../api/networks/logo-files.ts';
 import { createServices, type Services } from '../../api/services.ts';
 import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
@@ -95,6 +96,11 @@ export async function openTestStore(dataDir: string): Promise<{ db: Database; da
   const database = await createTestDatabase();
   if (!database) return { db: openSqliteDatabase(path.join(dataDir, 'checkout.db')), database };
   return { db: await openPostgresDatabase(database.url, silentLogger(), { poolSize: 4 }), database };
+}
+
+/** The URL the service hands out for one of its shipped asset logos (`btc`): content-hashed. */
+export function logoUrl(server: TestServer, name: string): string {
+  return server.url + shippedLogos().hashedPath(`/logos/${name}.svg`);
 }
 
 /** Hex HMAC-SHA256 of a body, as merchants sign it. */
