@@ -15,7 +15,7 @@ import { rateLimit } from './rate-limits/rate-limit.middleware.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
-import { assetRoutes, logoFiles } from './networks/assets.routes.ts';
+import { assetRoutes, logoRoutes } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
@@ -77,10 +77,11 @@ export function createApp(services: Services, options: AppOptions = {}): express
   const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
-  // Each network on a node says how its follower stands: ok, behind, unreachable (with the last block).
+  // Each network says what serves it (node, simulator, unserved); one on a node also how its
+  // follower stands: ok, behind, unreachable (with the last block).
   app.get('/health', (_req, res) => {
-    const networks = Object.fromEntries([...services.followers].map(([name, follower]) => [name, follower.status()]));
-    res.json(Object.keys(networks).length > 0 ? { status: 'ok', networks } : { status: 'ok' });
+    const networks = Object.fromEntries([...services.sources].map(([name, source]) => [name, { source, ...services.followers.get(name)?.status() }]));
+    res.json({ status: 'ok', networks });
   });
   app.get('/v2/openapi.json', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -103,7 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
 
-  app.use('/logos', logoFiles);
+  app.use('/logos', logoRoutes());
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));

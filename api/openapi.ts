@@ -360,8 +360,8 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
       description:
         'Payments and withdrawals for merchants. Every merchant endpoint needs the API-KEY header; POSTs (and DELETE) also X-HMAC, the lowercase or uppercase hex HMAC-SHA256 of the exact body bytes keyed with the secret key, and POSTs may carry an Idempotency-Key. Amounts are decimal strings. Rate-limited routes answer with `RateLimit-Policy` and `RateLimit` headers (IETF httpapi draft) and, past the limit, 429 rate-limited with Retry-After; the payer event stream is also capped per client address and per instance (429 as well). A known path asked with a method it does not take answers 405 method-not-allowed with `Allow`.',
     },
-    // Relative to this document (/v2/openapi.json), so it names whatever address the service is reached at.
-    servers: [{ url: '/v2', description: `This service (${options.publicUrl}/v2 as configured)` }],
+    // Absolute, from PUBLIC_URL: a generated client works with no base URL set by hand.
+    servers: [{ url: `${options.publicUrl}/v2`, description: 'This service (PUBLIC_URL)' }],
     components: {
       ...components,
       securitySchemes: {

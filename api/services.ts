@@ -21,6 +21,7 @@ import { accountSigner, ensureHdAccounts, readMnemonic, rootKeyOf } from './netw
 import { createUtxoPayouts } from './networks/bitcoin-core/utxo-payouts.ts';
 import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import type { NetworkAdapter } from './networks/network-adapter.ts';
+import { networkSources, warnUnserved } from './networks/network-sources.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentTransitions } from './payments/payment-transitions.ts';
 import { createPaymentService } from './payments/payment.service.ts';
@@ -138,6 +139,8 @@ export async function createServices(options: ServiceOptions) {
     if (asset.network === 'ethereum' && ethereum) return asset.contractAddress === null || ethereum.tokens.has(asset.contractAddress.toLowerCase());
     return followers.has(asset.network) || simulated.has(asset.network);
   });
+  const sources = networkSources(registry.networks(), { onNode: new Set(followers.keys()), simulated });
+  warnUnserved(sources, logger);
 
   const adapter = (network: string): NetworkAdapter => {
     const follower = followers.get(network);
@@ -208,6 +211,8 @@ export async function createServices(options: ServiceOptions) {
     addressPool,
     simulator,
     followers,
+    /** What serves each network (node, simulator, unserved), for GET /health. */
+    sources,
     /** Ethereum's wallet (payouts, sweeps) when ethereum runs on a node. */
     ethereum,
     watcher,

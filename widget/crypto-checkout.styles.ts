@@ -36,6 +36,8 @@ export const styles = css`
     --_danger: var(--checkout-danger, #b42318);
     --_focus: var(--checkout-focus, #1d4ed8);
     --_radius: var(--checkout-radius, 12px);
+    /* The boxes inside the card (fields, buttons, the QR's frame) follow its corners: 8px of the default 12px. */
+    --_radius-inner: calc(var(--_radius) * 2 / 3);
     --_font: var(--checkout-font-family, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
     --_mono: var(--checkout-font-family-mono, ui-monospace, 'SF Mono', Menlo, Consolas, monospace);
     --_qr-size: var(--checkout-qr-size, 14rem);
@@ -96,7 +98,7 @@ export const styles = css`
   .merchant-logo {
     inline-size: 2.5rem;
     block-size: 2.5rem;
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
     object-fit: contain;
     flex: none;
   }
@@ -189,7 +191,7 @@ export const styles = css`
     inline-size: min(100%, var(--_qr-size));
     padding: 0.5rem;
     background: #ffffff;
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
     line-height: 0;
   }
   .qr svg {
@@ -204,7 +206,7 @@ export const styles = css`
     align-items: center;
     padding: 0.75rem;
     background: var(--_surface);
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
   }
   .field .label {
     grid-column: 1 / -1;
@@ -234,7 +236,7 @@ export const styles = css`
     font-weight: 600;
     min-block-size: 2.75rem;
     padding: 0.5rem 1rem;
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
     cursor: pointer;
     text-decoration: none;
     text-align: center;
@@ -278,7 +280,7 @@ export const styles = css`
 
   .notice {
     padding: 0.75rem;
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
     border-inline-start: 4px solid var(--_warning);
     background: var(--_surface);
   }
@@ -300,7 +302,7 @@ export const styles = css`
     gap: 0.125rem 0.75rem;
     padding: 0.625rem 0.75rem;
     background: var(--_surface);
-    border-radius: 8px;
+    border-radius: var(--_radius-inner);
   }
   .txn-amount {
     font-weight: 600;

@@ -1,6 +1,7 @@
 import { type RequestHandler, type Response, Router } from 'express';
 import { DatabaseUnavailable } from '../db/database.ts';
 import { ApiError } from '../http/api-error.ts';
+import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 
 /** Timing of the live stream; tests shorten it. */
@@ -81,12 +82,14 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     const snapshot = await checkout.snapshot(req.params.id);
     res.setHeader('ETag', snapshot.etag);
     res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Vary', 'Accept-Encoding');
     if (matches(req.headers['if-none-match'], snapshot.etag)) {
       res.statusCode = 304;
       res.end();
       return;
     }
-    res.json(snapshot.view);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    sendCompressed(req, res, JSON.stringify(snapshot.view));
   });
 
   // Streams of one payment share one channel: a change is read and rendered once, and the same

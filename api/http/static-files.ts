@@ -6,7 +6,7 @@
  * (`crypto-checkout.js`, which merchants' pages link) is revalidated on each use with its ETag, and
  * an unchanged file answers `304` with no body.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,19 +22,28 @@ const TYPES: Record<string, string> = {
 const HASHED_NAME = /\.[A-Za-z0-9_-]{8,}\.[a-z]+$/;
 const YEAR_SECONDS = 31_536_000;
 
+/** One encoding of a file, with its own ETag. */
 interface Variant {
   bytes: Buffer;
   etag: string;
 }
 
-interface Entry {
-  mtimeMs: number;
+/** A file as it is sent: its type, its bytes as they are and, when there are, compressed copies. */
+export interface EncodedFile {
   type: string;
   identity: Variant;
   br?: Variant;
   gzip?: Variant;
 }
 
+interface Entry extends EncodedFile {
+  mtimeMs: number;
+}
+
+/** Cache-Control of a file whose name carries its content hash: a year, immutable. */
+export const IMMUTABLE = `public, max-age=${YEAR_SECONDS}, immutable`;
+
+/** A variant whose ETag is the file's digest with the encoding's suffix (`-br`, `-gz`). */
 function variant(bytes: Buffer, suffix: string, digest: string): Variant {
   return { bytes, etag: `"${digest}${suffix}"` };
 }
@@ -93,12 +102,6 @@ export function staticFiles(dir: string, options: { cors?: boolean } = {}): Requ
     return entry;
   }
 
-  const send = (res: Response, status: number, body?: Buffer) => {
-    res.status(status);
-    if (body === undefined) res.end();
-    else res.end(body);
-  };
-
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     let relative: string;
@@ -112,17 +115,30 @@ export function staticFiles(dir: string, options: { cors?: boolean } = {}): Requ
     if (!file.startsWith(root + path.sep) || /\.(br|gz)$/.test(file)) return next();
     const entry = load(file);
     if (!entry) return next();
-    const encoding = pickEncoding(req.get('Accept-Encoding'), { br: entry.br !== undefined, gzip: entry.gzip !== undefined });
-    const chosen = encoding === 'br' ? entry.br! : encoding === 'gzip' ? entry.gzip! : entry.identity;
-    res.setHeader('Content-Type', entry.type);
-    res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('ETag', chosen.etag);
-    res.setHeader('Cache-Control', HASHED_NAME.test(file) ? `public, max-age=${YEAR_SECONDS}, immutable` : 'public, max-age=0, must-revalidate');
     if (options.cors) res.setHeader('Access-Control-Allow-Origin', '*');
-    const match = req.get('If-None-Match');
-    if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === chosen.etag)) return send(res, 304);
-    if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
-    res.setHeader('Content-Length', String(chosen.bytes.length));
-    send(res, 200, req.method === 'HEAD' ? undefined : chosen.bytes);
+    sendEncodedFile(req, res, entry, HASHED_NAME.test(file) ? IMMUTABLE : 'public, max-age=0, must-revalidate');
   };
+}
+
+/**
+ * Answers a GET or HEAD with the smallest variant `Accept-Encoding` allows, its ETag and
+ * `cacheControl`; `304` with no body when `If-None-Match` names that variant.
+ */
+export function sendEncodedFile(req: Request, res: Response, file: EncodedFile, cacheControl: string): void {
+  const encoding = pickEncoding(req.get('Accept-Encoding'), { br: file.br !== undefined, gzip: file.gzip !== undefined });
+  const chosen = encoding === 'br' ? file.br! : encoding === 'gzip' ? file.gzip! : file.identity;
+  res.setHeader('Content-Type', file.type);
+  res.setHeader('Vary', 'Accept-Encoding');
+  res.setHeader('ETag', chosen.etag);
+  res.setHeader('Cache-Control', cacheControl);
+  const match = req.get('If-None-Match');
+  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === chosen.etag)) {
+    res.status(304).end();
+    return;
+  }
+  if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
+  res.setHeader('Content-Length', String(chosen.bytes.length));
+  res.status(200);
+  if (req.method === 'HEAD') res.end();
+  else res.end(chosen.bytes);
 }

@@ -3,6 +3,7 @@ import { accountPathOn } from './chain-params.ts';
 import { hasAddressCodec } from './address-codecs.ts';
 import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';
+import { type LogoFiles, shippedLogos } from './logo-files.ts';
 
 /** A network the service receives and sends on. */
 export interface Network {
@@ -64,8 +65,11 @@ export interface AssetRegistry {
   serveOnly(predicate: (asset: Asset) => boolean): void;
 }
 
-/** Loads the registry; networks this build has no address codec for are left out, loudly. */
-export async function loadAssetRegistry(store: AssetStore, publicUrl: string, chains: Partial<Record<string, ChainName>> = {}): Promise<AssetRegistry> {
+/**
+ * Loads the registry; networks this build has no address codec for are left out, loudly. A logo
+ * shipped with the service is pointed at by its content-hashed URL.
+ */
+export async function loadAssetRegistry(store: AssetStore, publicUrl: string, chains: Partial<Record<string, ChainName>> = {}, logos: LogoFiles = shippedLogos()): Promise<AssetRegistry> {
   const networks = new Map<string, Network>();
   for (const row of await store.networks()) {
     if (!hasAddressCodec(row.name)) throw new Error(`network "${row.name}" is in the database but this build has no address codec for it`);
@@ -98,7 +102,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
   const json = new Map<number, AssetJson>(
     assets.map((a) => [
       a.id,
-      Object.freeze({ short: a.short, network: a.network, name: a.name, logoUrl: /^https?:\/\//.test(a.logo) ? a.logo : publicUrl + a.logo, decimals: a.decimals }),
+      Object.freeze({ short: a.short, network: a.network, name: a.name, logoUrl: /^https?:\/\//.test(a.logo) ? a.logo : publicUrl + logos.hashedPath(a.logo), decimals: a.decimals }),
     ]),
   );
 

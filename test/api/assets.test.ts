@@ -13,7 +13,7 @@ import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { createServices } from '../../api/services.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
-import { getJson, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { getJson, logoUrl, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { parseOrThrow } from '../../api/http/validate.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
@@ -28,7 +28,7 @@ describe('GET /v2/assets', () => {
     const response = await fetch(`${server.api}/assets`, { headers: { Origin: 'https://shop.example' } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
-    const logo = (name: string) => `${server.url}/logos/${name}.svg`;
+    const logo = (name: string) => logoUrl(server, name);
     assert.deepEqual(await response.json(), {
       data: [
         { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: logo('btc'), decimals: 8, confirmsNeeded: 2, withdrawalFee: '0.00002000', minWithdrawal: '0.00002546' },
@@ -40,6 +40,14 @@ describe('GET /v2/assets', () => {
         { short: 'TRX', network: 'tron', name: 'TRON', logoUrl: logo('trx'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000', minWithdrawal: '1.000001' },
         { short: 'XRP', network: 'ripple', name: 'XRP', logoUrl: logo('xrp'), decimals: 6, confirmsNeeded: 1, withdrawalFee: '0.000012', minWithdrawal: '0.000013' },
       ],
+    });
+  });
+
+  test('GET /health names the simulator as what serves each network without a node', async () => {
+    const simulated = { source: 'simulator' };
+    assert.deepEqual((await getJson(`${server.url}/health`)).body, {
+      status: 'ok',
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
     });
   });
 

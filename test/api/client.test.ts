@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { CheckoutApiError, MerchantClient, signBody, verifyWebhook, WebhookVerificationError, type Payment } from '../../client/index.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { logoUrl, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -101,7 +101,7 @@ describe('payments', () => {
     assert.equal(created.amount, '0.01500000');
     assert.equal(created.amountDue, '0.01500000');
     assert.equal(created.totalReceivedAmount, '0.00000000');
-    assert.deepEqual(created.asset, { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: `${server.url}/logos/btc.svg`, decimals: 8 });
+    assert.deepEqual(created.asset, { short: 'BTC', network: 'bitcoin', name: 'Bitcoin', logoUrl: logoUrl(server, 'btc'), decimals: 8 });
     assert.deepEqual(created.customer, { id: 7, email: 'payer@example.com' });
     assert.equal(created.invoice, 'client-create');
     assert.equal(created.paymentRedirectUrl, `${server.url}/pay?id=${created.id}`);
@@ -231,7 +231,7 @@ describe('assets', () => {
       short: 'BTC',
       network: 'bitcoin',
       name: 'Bitcoin',
-      logoUrl: `${server.url}/logos/btc.svg`,
+      logoUrl: logoUrl(server, 'btc'),
       decimals: 8,
       confirmsNeeded: 2,
       withdrawalFee: '0.00002000',

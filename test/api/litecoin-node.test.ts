@@ -210,6 +210,7 @@ describe('litecoin through Litecoin Core (regtest)', { skip }, () => {
   test('GET /health shows the network following the node', async () => {
     await follow();
     const health = await getJson(`${server.url}/health`);
+    assert.equal(health.body.networks.litecoin.source, 'node');
     assert.equal(health.body.networks.litecoin.state, 'ok');
     assert.equal(health.body.networks.litecoin.height, await node.rpc<number>('getblockcount'));
   });

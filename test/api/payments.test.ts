@@ -1,7 +1,7 @@
 /** POST /v2/payment and GET /v2/payment/:id: the record of seed section 2.4, field by field, and its validation. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { merchantApi, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { logoUrl, merchantApi, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -19,7 +19,7 @@ before(async () => {
 after(() => server.close());
 
 function assetJson(short: string, network: string, name: string, logo: string, decimals: number) {
-  return { short, network, name, logoUrl: `${server.url}/logos/${logo}.svg`, decimals };
+  return { short, network, name, logoUrl: logoUrl(server, logo), decimals };
 }
 
 describe('creating a payment', () => {

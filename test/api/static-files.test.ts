@@ -1,7 +1,7 @@
 /**
  * The widget and payer-page files on the wire: precompressed brotli or gzip as Accept-Encoding
  * allows, Vary, ETag revalidation for stable names, a year's immutable caching for hashed ones, and
- * the /pay HTML compressed. Reads the build (npm test builds first).
+ * the /pay HTML, the checkout view and the asset logos compressed. Reads the build (npm test builds first).
  */
 import assert from 'node:assert/strict';
 import express from 'express';
@@ -11,12 +11,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DIST_DIR } from '../../api/app.ts';
 import { pickEncoding, staticFiles } from '../../api/http/static-files.ts';
 import { merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 let server: TestServer;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WIDGET_FILE = path.join(DIST_DIR, 'widget', 'crypto-checkout.js');
 
 /** A raw GET (fetch would undo the compression): status, headers and the bytes as sent. */
@@ -107,6 +109,66 @@ describe('the payer page', () => {
     const missing = await rawGet(`${server.url}/pay?id=nothing`, { 'Accept-Encoding': 'gzip' });
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.vary, 'Accept-Encoding');
+  });
+});
+
+describe('the asset logos and the checkout view the payer page loads', () => {
+  const BTC_LOGO = fs.readFileSync(path.join(ROOT, 'api', 'networks', 'logos', 'btc.svg'));
+
+  test('a logo is named by its content hash, cached for a year, immutable, and goes compressed', async () => {
+    const assets = (await (await fetch(`${server.api}/assets`)).json()) as { data: Array<{ short: string; logoUrl: string }> };
+    const logoUrl = assets.data.find((asset) => asset.short === 'BTC')!.logoUrl;
+    assert.match(logoUrl, new RegExp(`^${server.url}/logos/btc\\.[A-Za-z0-9_-]{10}\\.svg$`));
+    const br = await rawGet(logoUrl, { 'Accept-Encoding': 'gzip, deflate, br' });
+    assert.equal(br.status, 200);
+    assert.equal(br.headers['content-type'], 'image/svg+xml');
+    assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(br.headers.vary, 'Accept-Encoding');
+    assert.deepEqual(brotliDecompressSync(br.body), BTC_LOGO);
+    const gzip = await rawGet(logoUrl, { 'Accept-Encoding': 'gzip' });
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(gzip.body), BTC_LOGO);
+    const plain = await rawGet(logoUrl);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(plain.body, BTC_LOGO);
+    const revalidated = await rawGet(logoUrl, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! });
+    assert.equal(revalidated.status, 304);
+  });
+
+  test('the payment and checkout views point at the hashed logo, and the old plain name still answers for a week', async () => {
+    const shop = merchantApi(server, await server.createMerchant());
+    const payment = (await shop.post('/payment', { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } })).body;
+    const assets = (await (await fetch(`${server.api}/assets`)).json()) as { data: Array<{ short: string; logoUrl: string }> };
+    const hashed = assets.data.find((asset) => asset.short === 'BTC')!.logoUrl;
+    assert.equal(payment.asset.logoUrl, hashed);
+    assert.equal(((await (await fetch(`${server.api}/checkout/${payment.id}`)).json()) as { asset: { logoUrl: string } }).asset.logoUrl, hashed);
+    const old = await rawGet(`${server.url}/logos/btc.svg`, { 'Accept-Encoding': 'gzip' });
+    assert.equal(old.status, 200);
+    assert.equal(old.headers['cache-control'], 'public, max-age=604800');
+    assert.equal(old.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(old.body), BTC_LOGO);
+    for (const missing of ['/logos/btc.0000000000.svg', '/logos/nothing.svg', '/logos/']) assert.equal((await rawGet(`${server.url}${missing}`)).status, 404, missing);
+  });
+
+  test('the checkout view goes compressed when accepted, and as it is otherwise', async () => {
+    const shop = merchantApi(server, await server.createMerchant());
+    const payment = (await shop.post('/payment', { amount: '0.01', asset: { short: 'BTC', network: 'bitcoin' } })).body;
+    const url = `${server.api}/checkout/${payment.id}`;
+    const plain = await rawGet(url);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(plain.headers.vary, 'Accept-Encoding');
+    const view = JSON.parse(plain.body.toString('utf8')) as { id: string };
+    assert.equal(view.id, payment.id);
+    const br = await rawGet(url, { 'Accept-Encoding': 'br, gzip' });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(br.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(JSON.parse(brotliDecompressSync(br.body).toString('utf8')), view);
+    const gzip = await rawGet(url, { 'Accept-Encoding': 'gzip' });
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.deepEqual(JSON.parse(gunzipSync(gzip.body).toString('utf8')), view);
+    assert.equal((await rawGet(url, { 'Accept-Encoding': 'gzip', 'If-None-Match': gzip.headers.etag! })).status, 304);
   });
 });
 

@@ -13,7 +13,7 @@ import { createPayoutSender } from '../../api/withdrawals/payout-sender.ts';
 import { createWithdrawalService } from '../../api/withdrawals/withdrawal.service.ts';
 import { createWithdrawalTransitions } from '../../api/withdrawals/withdrawal-transitions.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
-import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { logoUrl, merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -77,7 +77,7 @@ describe('balance', () => {
     assert.deepEqual(response.body, {
       data: [
         {
-          asset: { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: `${server.url}/logos/usdt.svg`, decimals: 6 },
+          asset: { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: logoUrl(server, 'usdt'), decimals: 6 },
           available: '12.500000',
           reserved: '0.000000',
         },
@@ -104,7 +104,7 @@ describe('creating a withdrawal', () => {
       txnId: null,
       amount: '1.50000000',
       receivedAmount: '1.49950000',
-      asset: { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: `${server.url}/logos/eth.svg`, decimals: 8 },
+      asset: { short: 'ETH', network: 'ethereum', name: 'Ether', logoUrl: logoUrl(server, 'eth'), decimals: 8 },
       addressTo: ETH_ADDRESS,
       addressFrom: null,
       destTag: null,

@@ -62,6 +62,31 @@ test('serves no asset while no network runs on a node or on the simulator', asyn
   assert.deepEqual(assets.data, []);
 });
 
+test('says once per network, at start-up and on /health, that nothing serves it', async () => {
+  const warnings = server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; network?: string; msg: string })
+    .filter((entry) => entry.network !== undefined);
+  const refused = 'its assets are refused and absent from GET /v2/assets';
+  assert.deepEqual(
+    warnings.map(({ level, network, msg }) => ({ level, network, msg })),
+    [
+      { level: 40, network: 'bitcoin', msg: `bitcoin is not served: no node (BITCOIN_RPC_URL) and the simulator is off; ${refused}` },
+      { level: 40, network: 'litecoin', msg: `litecoin is not served: no node (LITECOIN_RPC_URL) and the simulator is off; ${refused}` },
+      { level: 40, network: 'ethereum', msg: `ethereum is not served: no node (ETHEREUM_RPC_URL) and the simulator is off; ${refused}` },
+      { level: 40, network: 'tron', msg: `tron is not served: it runs only on the simulator, which is off; ${refused}` },
+      { level: 40, network: 'ripple', msg: `ripple is not served: it runs only on the simulator, which is off; ${refused}` },
+    ],
+  );
+  const unserved = { source: 'unserved' };
+  assert.deepEqual(await (await fetch(`${server.url}/health`)).json(), {
+    status: 'ok',
+    networks: { bitcoin: unserved, litecoin: unserved, ethereum: unserved, tron: unserved, ripple: unserved },
+  });
+});
+
 test('still serves the API, the payer page and the widget', async () => {
   assert.equal((await fetch(`${server.url}/v2/payment`)).status, 401);
   assert.equal((await fetch(`${server.url}/pay?id=00000000-0000-4000-8000-000000000000`)).status, 404);

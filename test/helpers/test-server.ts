@@ -15,6 +15,7 @@ import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 import { parseOrThrow } from '../../api/http/validate.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
+import { shippedLogos } from '../../api/networks/logo-files.ts';
 import { createServices, type Services } from '../../api/services.ts';
 import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
@@ -97,6 +98,11 @@ export async function openTestStore(dataDir: string): Promise<{ db: Database; da
   const database = await createTestDatabase();
   if (!database) return { db: openSqliteDatabase(path.join(dataDir, 'checkout.db')), database };
   return { db: await openPostgresDatabase(database.url, silentLogger(), { poolSize: 4 }), database };
+}
+
+/** The URL the service hands out for one of its shipped asset logos (`btc`): content-hashed. */
+export function logoUrl(server: TestServer, name: string): string {
+  return server.url + shippedLogos().hashedPath(`/logos/${name}.svg`);
 }
 
 /** Hex HMAC-SHA256 of a body, as merchants sign it. */

@@ -99,6 +99,17 @@ describe('<crypto-checkout> appearance', () => {
     expect(getComputedStyle($(auto, '[part~="qr-code"]')).backgroundColor).to.equal('rgb(255, 255, 255)');
   });
 
+  it('rounds the boxes inside the card with --checkout-radius, two thirds of the card\'s', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    const corners = () => ['[part~="base"]', '[part~="copy-button"]', '.field', '[part~="qr-code"]'].map((selector) => getComputedStyle($(el, selector)).borderTopLeftRadius);
+    expect(corners()).to.deep.equal(['12px', '8px', '8px', '8px']);
+    el.style.setProperty('--checkout-radius', '18px');
+    expect(corners()).to.deep.equal(['18px', '12px', '12px', '12px']);
+    el.style.setProperty('--checkout-radius', '0px');
+    expect(corners()).to.deep.equal(['0px', '0px', '0px', '0px']);
+  });
+
   it('animates the waiting icon only without prefers-reduced-motion', async () => {
     network = fakeNetwork(() => viewResponse(openView()));
     const el = await renderLoaded();
