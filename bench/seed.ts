@@ -156,14 +156,14 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
           const reserved = reserveTags.get(1, network.name)!;
           let shared = sharedAddresses.get(network.name);
           if (!shared) {
-            shared = deriveReceiveAddress(reserved.xpub, network.name, 0);
+            shared = deriveReceiveAddress(reserved.xpub, network.name, 0, 'main');
             sharedAddresses.set(network.name, shared);
           }
           addressTo = shared;
           destTag = String(reserved.fromIndex);
         } else {
           addressTo = keyHashAddress(network.name);
-          if (n === lastSeeded + 1 && !addressCodec(network.name).isValid(addressTo)) {
+          if (n === lastSeeded + 1 && !addressCodec(network.name, 'main').isValid(addressTo)) {
             throw new Error(`seeded ${network.name} address ${addressTo} is not valid`);
           }
         }

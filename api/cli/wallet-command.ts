@@ -2,8 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
-import { useUtxoChain } from '../networks/address-codecs.ts';
-import { chainParams, isUtxoNetwork } from '../networks/chain-params.ts';
+import { isUtxoNetwork } from '../networks/chain-params.ts';
 import { fromSats, payoutAddressOf } from '../networks/bitcoin-core/utxo-payouts.ts';
 import { writeNewMnemonic } from '../networks/hd-wallet.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -48,7 +47,6 @@ export async function walletCommand(args: string[], out: Print, err: Print): Pro
     err(`${network} does not run on a node here: set ${network.toUpperCase()}_RPC_URL and ${network.toUpperCase()}_CHAIN as the service has them.\n`);
     return 1;
   }
-  useUtxoChain(network, chainParams(network, node.chain));
   const db = await openDatabase(config, createLogger('warn'));
   try {
     const uow = createUnitOfWork(db);
@@ -58,7 +56,7 @@ export async function walletCommand(args: string[], out: Print, err: Print): Pro
       return 1;
     }
     const totals = await uow.stores.wallet.totals(network);
-    const wallet = { network, chain: node.chain, payoutAddress: payoutAddressOf(xpub, network), spendable: { [NATIVE[network]]: fromSats(totals.spendable) } };
+    const wallet = { network, chain: node.chain, payoutAddress: payoutAddressOf(xpub, network, node.chain), spendable: { [NATIVE[network]]: fromSats(totals.spendable) } };
     if (values.json) {
       out(`${JSON.stringify(wallet)}\n`);
     } else {

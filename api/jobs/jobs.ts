@@ -1,6 +1,8 @@
 /**
- * @module Background work of a running service: expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks,
- * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills. Each shared job runs in one process at a time, whichever holds its
+ * @module Every background loop of a running service starts here: following each node's chain,
+ * expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks, Ethereum sweeps,
+ * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills.
+ * Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
@@ -26,6 +28,8 @@ export interface JobServices {
   addressPool: { refill(): Promise<unknown>; idleFor(ms: number): boolean };
   ethereum?: { tokens: EthTokens; sweeper: { sweep(thresholds: SweepThresholds): Promise<unknown> } } | undefined;
   dispatcher: { start(): () => Promise<unknown> };
+  /** Each network on a node: following it is one of the background loops. */
+  followers: ReadonlyMap<string, { follow(): void; close(): void }>;
 }
 
 const SWEEP_MS = 1_000;
@@ -102,10 +106,13 @@ export function startJobs(services: JobServices): () => Promise<void> {
     };
     every('ethereum-sweep', config.ethereum.sweepSeconds * 1000, () => ethereum.sweeper.sweep(thresholds));
   }
+  // Every instance follows each node (a block's events are applied once, under the payment's lock).
+  for (const follower of services.followers.values()) follower.follow();
   // Every instance delivers webhooks; each endpoint is claimed by one instance at a time.
   const stopDispatcher = services.dispatcher.start();
   return async () => {
     for (const timer of timers) clearInterval(timer);
+    for (const follower of services.followers.values()) follower.close();
     await stopDispatcher();
     for (const name of held) await uow.stores.leases.release(name, holder).catch(() => {});
   };

@@ -10,6 +10,8 @@ import { createBase58check } from '@scure/base';
 import { Address, NETWORK } from '@scure/btc-signer';
 import { addr as ethAddress } from 'micro-eth-signer';
 import { encodeAccountID, isValidClassicAddress } from 'ripple-address-codec';
+import type { ChainName } from '../config.ts';
+import { chainParams, isUtxoNetwork } from './chain-params.ts';
 
 /** The address rules of one network. */
 export interface AddressCodec {
@@ -120,24 +122,21 @@ const CODECS: Record<string, AddressCodec> = {
   ripple,
 };
 
+// A UTXO network on test or regtest has its own prefixes: made once per network and chain.
+const OFF_MAIN = new Map<string, AddressCodec>();
+
 /**
- * Switches a UTXO network's codec to another chain's prefixes (a node on test or regtest): its
- * addresses are made and checked as that chain's, so a mainnet address is refused there and back.
+ * The codec of a network on a chain (`main` unless its node runs test or regtest): addresses are
+ * made and checked as that chain's, so a mainnet address is refused on regtest and back. A network
+ * without a codec cannot be served (it needs code, not data).
  */
-export function useUtxoChain(network: 'bitcoin' | 'litecoin', params: BtcNetwork): void {
-  CODECS[network] = btcLike([params]);
-  chainsInUse[network] = params;
-}
-
-const chainsInUse: Partial<Record<'bitcoin' | 'litecoin', BtcNetwork>> = {};
-
-/** The chains set with `useUtxoChain` in this thread (a worker thread must be told them). */
-export function utxoChainsInUse(): Partial<Record<'bitcoin' | 'litecoin', BtcNetwork>> {
-  return { ...chainsInUse };
-}
-
-/** The codec of a network; a network without one cannot be served (it needs code, not data). */
-export function addressCodec(network: string): AddressCodec {
+export function addressCodec(network: string, chain: ChainName): AddressCodec {
+  if (chain !== 'main' && isUtxoNetwork(network)) {
+    const key = `${network}/${chain}`;
+    let codec = OFF_MAIN.get(key);
+    if (!codec) OFF_MAIN.set(key, (codec = btcLike([chainParams(network, chain) as BtcNetwork])));
+    return codec;
+  }
   const codec = CODECS[network];
   if (!codec) throw new Error(`no address codec for network "${network}"`);
   return codec;

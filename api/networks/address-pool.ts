@@ -8,7 +8,6 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { AddressStore } from './address.store.ts';
-import { utxoChainsInUse } from './address-codecs.ts';
 import type { AssetRegistry } from './asset-registry.ts';
 import type { DeriveRequest, DeriveResponse } from './derive-worker.ts';
 import { deriveReceiveAddress } from './hd-wallet.ts';
@@ -62,7 +61,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     if (!address) {
       const xpub = await addresses.xpubOf(network);
       if (!xpub) throw new Error(`network ${network} has no HD account`);
-      address = deriveReceiveAddress(xpub, network, 0);
+      address = deriveReceiveAddress(xpub, network, 0, registry.network(network).chain);
       sharedAddresses.set(network, address);
     }
     return address;
@@ -98,7 +97,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     const id = nextRequestId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { worker: target, resolve, reject });
-      target.postMessage({ id, ...request, chains: utxoChainsInUse() } satisfies DeriveRequest);
+      target.postMessage({ id, ...request } satisfies DeriveRequest);
     });
   }
 
@@ -136,7 +135,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     while (missing > 0 && !closed) {
       const count = Math.min(BATCH, missing);
       const { fromIndex, xpub } = await reserve(store, network, count);
-      const addresses = await deriveInWorker({ network, xpub, fromIndex, count });
+      const addresses = await deriveInWorker({ network, xpub, fromIndex, count, chain: registry.network(network).chain });
       if (closed) return;
       const inserted = await store.insertPooled(network, addresses, fromIndex);
       unclaimed.set(network, (unclaimed.get(network) ?? 0) + inserted);
@@ -172,7 +171,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
         return { address: pooled, destTag: null };
       }
       const { fromIndex, xpub } = await reserve(addresses, network, 1);
-      const address = deriveReceiveAddress(xpub, network, fromIndex);
+      const address = deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
       await addresses.insertAddress(network, address, null, fromIndex, paymentId);
       return { address, destTag: null };
     },

@@ -1,6 +1,6 @@
 import type { ChainName } from '../config.ts';
 import { accountPathOn } from './chain-params.ts';
-import { hasAddressCodec } from './address-codecs.ts';
+import { type AddressCodec, addressCodec, hasAddressCodec } from './address-codecs.ts';
 import { Amount, parseAmount } from '../shared/money.ts';
 import type { AssetStore } from './asset.store.ts';
 import { type LogoFiles, shippedLogos } from './logo-files.ts';
@@ -13,6 +13,8 @@ export interface Network {
   receiveMode: 'derived' | 'tagged';
   accountPath: string;
   chainId: number | null;
+  /** The blockchain its node runs (test or regtest change address forms and coin types), else main. */
+  chain: ChainName;
 }
 
 /** An asset on a network, as the registry holds it. */
@@ -50,6 +52,8 @@ export interface AssetRegistry {
   byId(id: number): Asset;
   /** A network by name. */
   network(name: string): Network;
+  /** The address codec of a network, on the chain its node runs. */
+  codec(network: string): AddressCodec;
   /** Every asset, in registry order. */
   assets(): readonly Asset[];
   /** Every network. */
@@ -81,6 +85,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
       // Off main, derivation uses coin type 1' (testnet coins are not the real coin's keys).
       accountPath: accountPathOn(row.account_path, chains[row.name] ?? 'main'),
       chainId: row.chain_id,
+      chain: chains[row.name] ?? 'main',
     });
   }
   const assets = (await store.assets()).map(
@@ -118,6 +123,11 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
       const network = networks.get(name);
       if (!network) throw new Error(`unknown network ${name}`);
       return network;
+    },
+    codec(name) {
+      const network = networks.get(name);
+      if (!network) throw new Error(`unknown network ${name}`);
+      return addressCodec(name, network.chain);
     },
     assets: () => assets,
     networks: () => [...networks.values()],

@@ -1,6 +1,6 @@
 /** Worker thread that derives batches of receiving addresses off the main event loop. */
 import { parentPort } from 'node:worker_threads';
-import { useUtxoChain, type utxoChainsInUse } from './address-codecs.ts';
+import type { ChainName } from '../config.ts';
 import { deriveReceiveAddress } from './hd-wallet.ts';
 
 /** A batch of consecutive derivation indexes to turn into addresses. */
@@ -10,8 +10,8 @@ export interface DeriveRequest {
   xpub: string;
   fromIndex: number;
   count: number;
-  /** The chains the main thread's UTXO networks are on (their address prefixes). */
-  chains: ReturnType<typeof utxoChainsInUse>;
+  /** The blockchain the network runs on (its address prefixes). */
+  chain: ChainName;
 }
 
 /** The addresses of a batch, in index order. */
@@ -21,8 +21,7 @@ export interface DeriveResponse {
 }
 
 parentPort?.on('message', (request: DeriveRequest) => {
-  for (const [network, params] of Object.entries(request.chains)) useUtxoChain(network as 'bitcoin' | 'litecoin', params);
   const addresses: string[] = [];
-  for (let i = 0; i < request.count; i++) addresses.push(deriveReceiveAddress(request.xpub, request.network, request.fromIndex + i));
+  for (let i = 0; i < request.count; i++) addresses.push(deriveReceiveAddress(request.xpub, request.network, request.fromIndex + i, request.chain));
   parentPort!.postMessage({ id: request.id, addresses } satisfies DeriveResponse);
 });

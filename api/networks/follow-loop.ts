@@ -22,9 +22,13 @@ export function createFollowLoop(poll: () => Promise<void>, pollMs: number) {
     async emit(event: ChainEvent): Promise<void> {
       if (deliver) await deliver(event);
     },
-    /** Starts polling now and every `pollMs` after the previous poll ends. */
+    /** Hands every event from now on to `onEvent`; polling starts with `follow`. */
     watch(onEvent: (event: ChainEvent) => Promise<void>): void {
       deliver = onEvent;
+    },
+    /** Starts polling now and every `pollMs` after the previous poll ends (startJobs calls it). */
+    follow(): void {
+      if (timer !== undefined) return;
       const tick = () => {
         timer = setTimeout(() => void pollOnce().finally(() => (timer === undefined ? undefined : tick())), pollMs);
       };

@@ -11,6 +11,7 @@ import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/b
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ChainName } from '../config.ts';
 import { addressCodec } from './address-codecs.ts';
 import type { AddressStore } from './address.store.ts';
 import type { AssetRegistry } from './asset-registry.ts';
@@ -121,16 +122,19 @@ function childPublicKey(chain: ChainNode, index: number, form: 'compressed' | 'u
   return form === 'compressed' ? publicKey : Point.fromBytes(publicKey).toBytes(false);
 }
 
-/** The address at `index` of an account's chain: 0 receives payments, 1 is the sending (change) chain. */
-export function deriveAddress(xpub: string, network: string, chain: 0 | 1, index: number): string {
+/**
+ * The address at `index` of an account's chain (0 receives payments, 1 is the sending, change,
+ * chain), in the address form of the blockchain `on` (a node's test or regtest, else main).
+ */
+export function deriveAddress(xpub: string, network: string, chain: 0 | 1, index: number, on: ChainName): string {
   if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) throw new Error(`derivation index ${index} is not a non-hardened index`);
-  const codec = addressCodec(network);
+  const codec = addressCodec(network, on);
   return codec.fromPublicKey(childPublicKey(chainNode(xpub, chain), index, codec.keyForm));
 }
 
 /** The receiving address at `index` of an account's external chain (xpub/0/index). */
-export function deriveReceiveAddress(xpub: string, network: string, index: number): string {
-  return deriveAddress(xpub, network, 0, index);
+export function deriveReceiveAddress(xpub: string, network: string, index: number, on: ChainName): string {
+  return deriveAddress(xpub, network, 0, index, on);
 }
 
 /** The account node with its private key, when the mnemonic belongs to this installation's account. */

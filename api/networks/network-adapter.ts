@@ -63,6 +63,8 @@ export interface ChainFollower extends NetworkAdapter {
   status(): FollowerStatus;
   /** Stores the starting block on a first start (before any address of the network is handed out). */
   start(): Promise<void>;
+  /** Starts following the node: a poll now and one after each (the background loop; startJobs starts it). */
+  follow(): void;
   pollOnce(): Promise<void>;
   /** A poll that starts after this call (waits out one under way): what tests use after acting on the node. */
   pollFresh(): Promise<void>;

@@ -36,7 +36,7 @@ function transactionId(network: string): string {
 
 /** A valid address of the network that belongs to nobody we know: the simulated payer. */
 function payerAddress(network: string): string {
-  return addressCodec(network).fromPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
+  return addressCodec(network, 'main').fromPublicKey(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
 }
 
 /** A simulated network; `hotWallet` is the address payouts are sent from. Call `start` before use. */

@@ -1,7 +1,6 @@
 /** The simulated chains of every network, and the dev use cases that drive them. */
 import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
 import { parseCollecting } from '../http/validate.ts';
-import { addressCodec } from '../networks/address-codecs.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import { deriveAddress } from '../networks/hd-wallet.ts';
@@ -19,7 +18,7 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
   for (const network of registry.networks().filter((n) => !deps.skip?.includes(n.name))) {
     const xpub = await uow.stores.addresses.xpubOf(network.name);
     if (!xpub) throw new Error(`network ${network.name} has no HD account`);
-    const simulated = createSimulatedNetwork({ uow, network, clock, hotWallet: deriveAddress(xpub, network.name, 1, 0) });
+    const simulated = createSimulatedNetwork({ uow, network, clock, hotWallet: deriveAddress(xpub, network.name, 1, 0, 'main') });
     await simulated.start();
     networks.set(network.name, simulated);
   }
@@ -43,7 +42,7 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
     async submitTransaction(body: unknown) {
       const { data, errors } = parseCollecting(SimulatedTransactionInput, body);
       const asset = resolveRequestAsset(registry, body, errors, (named) =>
-        typeof (body as { address?: unknown }).address === 'string' && !addressCodec(named.network).isValid((body as { address: string }).address)
+        typeof (body as { address?: unknown }).address === 'string' && !registry.codec(named.network).isValid((body as { address: string }).address)
           ? [{ path: 'address', message: `is not a valid ${named.network} address` }]
           : [],
       );

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
 import { parseCollecting, plainString, text } from '../http/validate.ts';
-import { addressCodec } from '../networks/address-codecs.ts';
+import type { AddressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { FieldError } from '../shared/errors.ts';
@@ -36,10 +36,9 @@ export const CreateWithdrawalInput = z
 export type CreateWithdrawalInput = z.output<typeof CreateWithdrawalInput>;
 
 /** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
-function assetErrors(asset: Asset, body: unknown): FieldError[] {
+function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldError[] {
   const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const errors: FieldError[] = [];
-  const codec = addressCodec(asset.network);
   if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
     errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
   } else if (typeof addressTo === 'string' && addressTo !== '' && codec.isZero(addressTo)) {
@@ -66,7 +65,7 @@ export interface CreateWithdrawalRequest {
 /** Reads a create request's body: every bad field at once (the schema's and the asset's), else the typed request. */
 export function parseCreateWithdrawal(registry: AssetRegistry, body: unknown): CreateWithdrawalRequest {
   const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
-  const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(named, body));
+  const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(registry.codec(named.network), named, body));
   return { input: data!, asset };
 }
 

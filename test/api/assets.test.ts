@@ -132,7 +132,7 @@ describe('the asset registry', () => {
     const payment = await shop.post('/payment', { amount: '12.5', asset: { short: 'DAI', network: 'ethereum' } });
     assert.equal(payment.status, 200);
     assert.equal(payment.body.amount, '12.50000000');
-    assert.ok(addressCodec('ethereum').isValid(payment.body.addressTo));
+    assert.ok(addressCodec('ethereum', 'main').isValid(payment.body.addressTo));
     assert.equal(payment.body.paymentUri, `ethereum:0x6B175474E89094C44Da98b954EedeAC495271d0F@1/transfer?address=${payment.body.addressTo}&uint256=12500000000000000000`);
     await postJson(`${api}/dev/transactions`, { address: payment.body.addressTo, amount: '12.5', asset: { short: 'DAI', network: 'ethereum' }, confirmations: 3 });
     const paid = await shop.get(`/payment/${payment.body.id}`);

@@ -31,7 +31,7 @@ function on(process: ServerProcess) {
 }
 
 function addressOf(network: string, label: string): string {
-  return addressCodec(network).fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(label).digest(), true));
+  return addressCodec(network, 'main').fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(label).digest(), true));
 }
 
 /** Credits the merchant through the simulator: a payment made on one process, paid on the other. */

@@ -59,7 +59,7 @@ describe('a SIGKILL in the middle of a burst of creates', () => {
 
     const funding = await api().post('/payment', { amount: FUNDING, asset: { short: 'ETH', network: 'ethereum' } });
     await postJson(`${service.url}/v2/dev/transactions`, { address: funding.body.addressTo, amount: FUNDING, asset: { short: 'ETH', network: 'ethereum' }, confirmations: 3 });
-    const payee = addressCodec('ethereum').fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update('crash-payee').digest(), true));
+    const payee = addressCodec('ethereum', 'main').fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update('crash-payee').digest(), true));
 
     const answered: Array<{ kind: 'payment' | 'withdrawal'; body: Record<string, unknown> }> = [];
     let sequence = 0;

@@ -73,7 +73,7 @@ const FOREIGN_ADDRESSES = new Map<string, string[]>();
 for (const network of ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple']) {
   FOREIGN_ADDRESSES.set(
     network,
-    [1, 2, 3].map((i) => addressCodec(network).fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(`fuzz-${network}-${i}`).digest(), true))),
+    [1, 2, 3].map((i) => addressCodec(network, 'main').fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(`fuzz-${network}-${i}`).digest(), true))),
   );
 }
 

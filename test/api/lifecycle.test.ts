@@ -123,7 +123,7 @@ describe('payment transitions', () => {
     assert.equal(payment.status, 'OPEN');
     server.clock.advance(5_000);
     const sent = await pay(payment, '0.01');
-    assert.ok(addressCodec('bitcoin').isValid(sent.addressFrom));
+    assert.ok(addressCodec('bitcoin', 'main').isValid(sent.addressFrom));
 
     const confirming = await fetchPayment(payment.id);
     assert.deepEqual(confirming, {
@@ -419,7 +419,7 @@ describe('withdrawals funded by a payment', () => {
     const approved = (await payouts.post(`/withdrawal/${withdrawal.id}/approve`, {})).body;
     assert.equal(approved.status, 'APPROVED');
     assert.match(approved.txnId, /^0x[0-9a-f]{64}$/);
-    assert.ok(addressCodec('ethereum').isValid(approved.addressFrom));
+    assert.ok(addressCodec('ethereum', 'main').isValid(approved.addressFrom));
     assert.equal(approved.receivedAmount, '0.49950000');
     assert.equal(approved.fee, '0.00050000');
     assert.equal(approved.confirmations, 0);
@@ -492,7 +492,7 @@ describe('the simulator routes', () => {
     const response = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '1.5', asset: USDT_ETH });
     assert.equal(response.status, 200);
     assert.match(response.body.txnId, /^0x[0-9a-f]{64}$/);
-    assert.ok(addressCodec('ethereum').isValid(response.body.addressFrom));
+    assert.ok(addressCodec('ethereum', 'main').isValid(response.body.addressFrom));
     assert.deepEqual(response.body, {
       txnId: response.body.txnId,
       network: 'ethereum',

@@ -18,13 +18,13 @@ const xpubAt = (path: string) => root.derive(path).publicExtendedKey;
 describe('address derivation', () => {
   test('matches the published BIP84 bitcoin vectors (receive 0 and 1, change 0)', () => {
     const xpub = xpubAt("m/84'/0'/0'");
-    assert.equal(deriveReceiveAddress(xpub, 'bitcoin', 0), 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
-    assert.equal(deriveReceiveAddress(xpub, 'bitcoin', 1), 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g');
-    assert.equal(deriveAddress(xpub, 'bitcoin', 1, 0), 'bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el');
+    assert.equal(deriveReceiveAddress(xpub, 'bitcoin', 0, 'main'), 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    assert.equal(deriveReceiveAddress(xpub, 'bitcoin', 1, 'main'), 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g');
+    assert.equal(deriveAddress(xpub, 'bitcoin', 1, 0, 'main'), 'bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el');
   });
 
   test('matches the published BIP44 ethereum vector (EIP-55 checksummed)', () => {
-    assert.equal(deriveReceiveAddress(xpubAt("m/44'/60'/0'"), 'ethereum', 0), '0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    assert.equal(deriveReceiveAddress(xpubAt("m/44'/60'/0'"), 'ethereum', 0, 'main'), '0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
   });
 
   test('gives exactly the address of @scure/bip32 deriveChild for random indexes on every network and both chains', () => {
@@ -35,8 +35,8 @@ describe('address derivation', () => {
         const node = account.deriveChild(chain);
         for (let i = 0; i < 40; i++) {
           const index = i < 5 ? i : randomInt(0, 0x80000000);
-          const expected = addressCodec(network).fromPublicKey(node.deriveChild(index).publicKey!);
-          assert.equal(deriveAddress(account.publicExtendedKey, network, chain, index), expected, `${network} chain ${chain} index ${index}`);
+          const expected = addressCodec(network, 'main').fromPublicKey(node.deriveChild(index).publicKey!);
+          assert.equal(deriveAddress(account.publicExtendedKey, network, chain, index, 'main'), expected, `${network} chain ${chain} index ${index}`);
         }
       }
     }
@@ -45,7 +45,7 @@ describe('address derivation', () => {
   test('refuses an index outside the non-hardened range', () => {
     const xpub = xpubAt("m/84'/0'/0'");
     for (const index of [-1, 0x80000000, 1.5, Number.NaN]) {
-      assert.throws(() => deriveReceiveAddress(xpub, 'bitcoin', index), /is not a non-hardened index/);
+      assert.throws(() => deriveReceiveAddress(xpub, 'bitcoin', index, 'main'), /is not a non-hardened index/);
     }
   });
 });

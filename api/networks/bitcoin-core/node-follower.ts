@@ -292,6 +292,7 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
   return {
     network,
     watch: loop.watch,
+    follow: loop.follow,
     send: (payout: Payout): Promise<SentPayout> => payouts.send(payout),
     resend: (reference: string) => payouts.resend(reference),
     payoutsDisabled: payouts.payoutsDisabled,

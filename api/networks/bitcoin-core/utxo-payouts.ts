@@ -19,6 +19,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import { deriveAddress } from '../hd-wallet.ts';
 import { NO_LONGER_PAYABLE, type Payout, PayoutWaiting, type SentPayout } from '../network-adapter.ts';
+import type { ChainName } from '../../config.ts';
 import type { ChainParams } from '../chain-params.ts';
 import { RpcError, type RpcClient } from '../json-rpc-client.ts';
 import type { PayoutTransaction, WalletOutput } from '../wallet.store.ts';
@@ -27,6 +28,8 @@ import type { PayoutTransaction, WalletOutput } from '../wallet.store.ts';
 export interface UtxoPayoutOptions {
   network: 'bitcoin' | 'litecoin';
   params: ChainParams;
+  /** The chain the node runs (its address forms). */
+  chain: ChainName;
   rpc: RpcClient;
   uow: UnitOfWork;
   clock: Clock;
@@ -66,14 +69,14 @@ export function fromSats(sats: bigint): string {
 }
 
 /** The payout address of a network's account: where payouts come from and change returns (1/0). */
-export function payoutAddressOf(xpub: string, network: string): string {
-  return deriveAddress(xpub, network, 1, 0);
+export function payoutAddressOf(xpub: string, network: string, chain: ChainName): string {
+  return deriveAddress(xpub, network, 1, 0, chain);
 }
 
 /** Creates the payout side of a UTXO network. */
 export function createUtxoPayouts(options: UtxoPayoutOptions): UtxoPayouts {
   const { network, params, rpc, uow, clock, signer } = options;
-  const payoutAddress = payoutAddressOf(options.xpub, network);
+  const payoutAddress = payoutAddressOf(options.xpub, network, options.chain);
   let relayFloor: bigint | undefined;
 
   // Sat/vB: the node's estimate for six blocks, or the fallback, and never below what it relays.

@@ -240,6 +240,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   return {
     network: NETWORK,
     watch: loop.watch,
+    follow: loop.follow,
     send: (payout: Payout): Promise<SentPayout> => options.payouts.send(payout),
     resend: (reference: string) => options.payouts.resend(reference),
     payoutsDisabled: options.payouts.payoutsDisabled,

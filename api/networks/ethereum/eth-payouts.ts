@@ -96,7 +96,7 @@ const REBROADCAST_MS = 60_000;
 
 /** The payout address of the ethereum account (1/0). */
 export function ethPayoutAddressOf(xpub: string): string {
-  return deriveAddress(xpub, 'ethereum', 1, 0);
+  return deriveAddress(xpub, 'ethereum', 1, 0, 'main');
 }
 
 /** The calldata of an ERC-20 `transfer(to, amount)`. */
