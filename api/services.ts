@@ -24,6 +24,7 @@ import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { createWebhookOutbox } from './webhooks/webhook-outbox.ts';
 import { createWebhookSecrets } from './webhooks/webhook-secrets.ts';
 import { createWebhookService } from './webhooks/webhook.service.ts';
+import { createWithdrawalCancel } from './withdrawals/withdrawal-cancel.ts';
 import { createWithdrawalService } from './withdrawals/withdrawal.service.ts';
 import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
 
@@ -74,6 +75,8 @@ export async function createServices(options: ServiceOptions) {
   });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
+  // The operator's cancel of an approved withdrawal that cannot go out (the CLI, the dashboard).
+  const withdrawalCancel = createWithdrawalCancel({ uow, registry, clock, transitions: withdrawalTransitions });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,
@@ -101,6 +104,7 @@ export async function createServices(options: ServiceOptions) {
     payments,
     withdrawals,
     payouts,
+    withdrawalCancel,
     balance,
     checkout,
     expirySweep,

@@ -11,13 +11,11 @@ import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
 import { parseFlags } from './flags.ts';
-import { createKeyChanges } from '../merchants/key-changes.ts';
-import { createMerchantService } from '../merchants/merchant.service.ts';
+import type { MerchantService } from '../merchants/merchant.service.ts';
+import { withServices } from './cli-services.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
-import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
-import { createUnitOfWork } from '../unit-of-work.ts';
 import { ASSET_USAGE, assetCommand } from './asset-command.ts';
 import { SWEEP_USAGE, sweepCommand } from './sweep-command.ts';
 import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
@@ -119,19 +117,8 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   });
 }
 
-// Opens the configured store and the merchant use cases over it, and closes it afterwards.
-async function withMerchants(work: (merchants: ReturnType<typeof createMerchantService>) => Promise<number>): Promise<number> {
-  const config = loadConfig();
-  const db = await openDatabase(config, createLogger('warn'));
-  try {
-    const keyChanges = createKeyChanges(db, systemClock);
-    const merchants = createMerchantService({ uow: createUnitOfWork(db), serverKey: loadServerKey(config), clock: systemClock, keyChanges });
-    await merchants.checkServerKey();
-    return await work(merchants);
-  } finally {
-    await db.close();
-  }
-}
+// The merchant use cases, as the server builds them.
+const withMerchants = (work: (merchants: MerchantService) => Promise<number>): Promise<number> => withServices((services) => work(services.merchants));
 
 async function rotateKeysCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let values: { id?: string; 'grace-seconds'?: string; json?: boolean };

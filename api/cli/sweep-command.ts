@@ -1,14 +1,7 @@
 /** `npm run cli -- sweep --network ethereum [--json]`: sweep every Ethereum payment address now. */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
-import { loadAssetRegistry } from '../networks/asset-registry.ts';
-import { checkEthereumNode } from '../networks/ethereum/eth-follower.ts';
-import { createEthereumWallet } from '../networks/ethereum/ethereum-wallet.ts';
-import { createRpcClient } from '../networks/json-rpc-client.ts';
-import { systemClock } from '../shared/clock.ts';
-import { createLogger } from '../shared/logger.ts';
-import { createUnitOfWork } from '../unit-of-work.ts';
+import { withServices } from './cli-services.ts';
 
 /** The usage line of the sweep command. */
 export const SWEEP_USAGE = '  npm run cli -- sweep --network ethereum [--json]';
@@ -33,14 +26,8 @@ export async function sweepCommand(args: string[], out: Print, err: Print): Prom
     err('ethereum does not run on a node here: set ETHEREUM_RPC_URL and ETHEREUM_CHAIN_ID as the service has them.\n');
     return 1;
   }
-  const logger = createLogger('silent');
-  const rpc = createRpcClient(config.ethereum.rpcUrl, { version: '2.0' });
-  await checkEthereumNode(rpc, config.ethereum.chainId);
-  const db = await openDatabase(config, logger);
-  try {
-    const uow = createUnitOfWork(db);
-    const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, {});
-    const wallet = await createEthereumWallet({ rpc, uow, registry, clock: systemClock, logger, chainId: config.ethereum.chainId, mnemonicFile: config.walletMnemonicFile });
+  return withServices(async (services) => {
+    const wallet = services.ethereum!;
     if (wallet.payouts.payoutsDisabled) {
       err(`${wallet.payouts.payoutsDisabled}\n`);
       return 1;
@@ -55,7 +42,5 @@ export async function sweepCommand(args: string[], out: Print, err: Print): Prom
       if (report.swept.length + report.toppedUp.length + report.waiting.length === 0) out('nothing to sweep\n');
     }
     return 0;
-  } finally {
-    await db.close();
-  }
+  });
 }

@@ -1,18 +1,11 @@
 /** `npm run cli -- webhook add|list|delete`: a merchant's webhook endpoints, for operators. */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
 import { DomainError, NotFound } from '../shared/errors.ts';
 import { CreateWebhookInput } from '../webhooks/webhook.schema.ts';
 import { parseFlags } from './flags.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
-import { loadServerKey } from '../merchants/server-key.ts';
-import { systemClock } from '../shared/clock.ts';
-import { createLogger } from '../shared/logger.ts';
-import { createUnitOfWork } from '../unit-of-work.ts';
-import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
-import { createWebhookSecrets } from '../webhooks/webhook-secrets.ts';
-import { createWebhookService, type WebhookService } from '../webhooks/webhook.service.ts';
+import type { WebhookService } from '../webhooks/webhook.service.ts';
+import { withServices } from './cli-services.ts';
 
 /** The usage lines of the webhook commands. */
 export const WEBHOOK_USAGE = `  npm run cli -- webhook add --merchant MERCHANT_ID --url URL [--events TYPE,TYPE] [--json]
@@ -23,28 +16,21 @@ type Print = (text: string) => void;
 
 // Opens the configured store, finds the merchant, and runs `work` with the webhook use cases.
 async function withWebhooks(merchantId: string, work: (webhooks: WebhookService, merchant: Merchant) => Promise<number>, err: Print): Promise<number> {
-  const config = loadConfig();
-  const logger = createLogger('warn');
-  const db = await openDatabase(config, logger);
   try {
-    const uow = createUnitOfWork(db);
-    const merchant = await uow.stores.merchants.findById(merchantId);
-    if (!merchant) {
-      err(`No merchant with id "${merchantId}" (npm run cli -- merchant list shows them).\n`);
-      return 1;
-    }
-    const secrets = createWebhookSecrets(loadServerKey(config));
-    const send = { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate };
-    const dispatcher = createWebhookDispatcher({ uow, clock: systemClock, logger, secrets, send });
-    return await work(createWebhookService({ uow, clock: systemClock, secrets, dispatcher, allowPrivate: config.webhookAllowPrivate }), merchant);
+    return await withServices(async (services) => {
+      const merchant = await services.merchants.findById(merchantId);
+      if (!merchant) {
+        err(`No merchant with id "${merchantId}" (npm run cli -- merchant list shows them).\n`);
+        return 1;
+      }
+      return work(services.webhooks, merchant);
+    });
   } catch (e) {
     if (e instanceof DomainError) {
       err(e.details ? `${e.details.map((d) => `--${d.path.split('.')[0]} ${d.message}`).join('\n')}\n` : `${e.message}\n`);
       return e instanceof NotFound ? 1 : 2;
     }
     throw e;
-  } finally {
-    await db.close();
   }
 }
 

@@ -1,15 +1,8 @@
 /** `npm run cli -- withdrawal cancel --id ID`: the operator's cancel of an approved withdrawal that cannot go out. */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
-import { loadAssetRegistry } from '../networks/asset-registry.ts';
-import { systemClock } from '../shared/clock.ts';
-import { createLogger } from '../shared/logger.ts';
-import { createUnitOfWork } from '../unit-of-work.ts';
-import { createWebhookOutbox } from '../webhooks/webhook-outbox.ts';
-import { CancelRefused, createWithdrawalCancel } from '../withdrawals/withdrawal-cancel.ts';
-import { createWithdrawalTransitions } from '../withdrawals/withdrawal-transitions.ts';
+import { CancelRefused } from '../withdrawals/withdrawal-cancel.ts';
 import { toWithdrawalOutput } from '../withdrawals/withdrawal.view.ts';
+import { withServices } from './cli-services.ts';
 
 /** The usage line of the withdrawal command. */
 export const WITHDRAWAL_USAGE = '  npm run cli -- withdrawal cancel --id WITHDRAWAL_ID [--json]';
@@ -33,24 +26,20 @@ export async function withdrawalCommand(action: string | undefined, args: string
     err(`--id is required.\nUsage:\n${WITHDRAWAL_USAGE}\n`);
     return 2;
   }
-  const config = loadConfig();
-  const db = await openDatabase(config, createLogger('warn'));
+  const id = values.id.toLowerCase();
   try {
-    const uow = createUnitOfWork(db);
-    const registry = await loadAssetRegistry(uow.stores.assets, config.publicUrl, {});
-    // The running service's dispatcher finds the withdrawal.cancelled event in the outbox.
-    const transitions = createWithdrawalTransitions({ registry, outbox: createWebhookOutbox({ queued: () => undefined }) });
-    const cancelled = await createWithdrawalCancel({ uow, registry, clock: systemClock, transitions }).cancelApproved(values.id.toLowerCase());
-    const merchant = (await uow.stores.merchants.findById(cancelled.merchantId))!;
-    const output = toWithdrawalOutput(registry, cancelled, merchant);
-    if (values.json) out(`${JSON.stringify(output)}\n`);
-    else out(`Withdrawal ${output.id} (${output.amount} ${output.asset.short}) is CANCELLED; the amount is back in ${merchant.name}'s available balance.\n`);
-    return 0;
+    return await withServices(async (services) => {
+      // The running service's dispatcher finds the withdrawal.cancelled event in the outbox.
+      const cancelled = await services.withdrawalCancel.cancelApproved(id);
+      const merchant = (await services.merchants.findById(cancelled.merchantId))!;
+      const output = toWithdrawalOutput(services.registry, cancelled, merchant);
+      if (values.json) out(`${JSON.stringify(output)}\n`);
+      else out(`Withdrawal ${output.id} (${output.amount} ${output.asset.short}) is CANCELLED; the amount is back in ${merchant.name}'s available balance.\n`);
+      return 0;
+    });
   } catch (e) {
     if (!(e instanceof CancelRefused)) throw e;
     err(`${e.message}\n`);
     return 1;
-  } finally {
-    await db.close();
   }
 }
