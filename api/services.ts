@@ -37,20 +37,19 @@ export interface ServiceOptions {
   serverKey: Buffer;
 }
 
-/** Builds every service over one database. */
-export async function createServices(options: ServiceOptions) {
+/**
+ * The services that need no chain: merchants and their keys, webhook endpoints and their delivery.
+ * `createServices` builds on them; the CLI's merchant and webhook commands use them alone, so that
+ * they neither reach a node nor bring up an installation's wallet.
+ */
+export async function createMerchantServices(options: ServiceOptions) {
   const { db, config, clock, logger, serverKey } = options;
   const uow = createUnitOfWork(db);
-  const chains = await bootstrapChains({ uow, config, clock, logger });
-  const { registry, simulator, followers, ethereum, sources, adapter } = chains;
-
-  const events = await createPaymentEvents(db);
   // Subscribed before the first request: a rotation elsewhere is noticed from the start.
   const keyChanges = createKeyChanges(db, clock);
   await keyChanges.generation();
   const merchants = createMerchantService({ uow, serverKey, clock, keyChanges });
   await merchants.checkServerKey();
-  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
   // Webhooks: events queued in the transactions that change statuses, delivered by the dispatcher.
   const secrets = createWebhookSecrets(serverKey);
   const dispatcher = createWebhookDispatcher({
@@ -62,6 +61,20 @@ export async function createServices(options: ServiceOptions) {
   });
   const outbox = createWebhookOutbox({ queued: () => dispatcher.nudge() });
   const webhooks = createWebhookService({ uow, clock, secrets, dispatcher, allowPrivate: config.webhookAllowPrivate });
+  return { uow, keyChanges, merchants, secrets, dispatcher, outbox, webhooks };
+}
+
+/** The merchant services (see `createMerchantServices`). */
+export type MerchantServices = Awaited<ReturnType<typeof createMerchantServices>>;
+
+/** Builds every service over one database: the merchant services, the chains, and the use cases over them. */
+export async function createServices(options: ServiceOptions) {
+  const { db, config, clock, logger } = options;
+  const { uow, keyChanges, merchants, secrets, dispatcher, outbox, webhooks } = await createMerchantServices(options);
+  const chains = await bootstrapChains({ uow, config, clock, logger });
+  const { registry, simulator, followers, ethereum, sources, adapter } = chains;
+  const events = await createPaymentEvents(db);
+  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
   const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 

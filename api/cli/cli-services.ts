@@ -7,22 +7,34 @@
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
-import { createServices, type Services } from '../services.ts';
+import { createMerchantServices, createServices, type MerchantServices, type ServiceOptions, type Services } from '../services.ts';
 import { systemClock } from '../shared/clock.ts';
 import { createLogger } from '../shared/logger.ts';
 
-/** Runs `work` with the services, then closes them and the database. Warnings go to stderr: stdout is the command's answer. */
-export async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = createLogger('warn', 2);
-  const db = await openDatabase(config, logger);
-  try {
-    const services = await createServices({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
+/** Runs `work` with every service, then closes them and the database. Warnings go to stderr: stdout is the command's answer. */
+export function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
+  return onStore(async (options) => {
+    const services = await createServices(options);
     try {
       return await work(services);
     } finally {
       await services.close();
     }
+  });
+}
+
+/** Runs `work` with the merchant services only (merchants, webhooks): no node is reached, no wallet brought up. */
+export function withMerchantServices<T>(work: (services: MerchantServices) => Promise<T>): Promise<T> {
+  return onStore(async (options) => work(await createMerchantServices(options)));
+}
+
+// Opens the configured store for `work` and closes it afterwards.
+async function onStore<T>(work: (options: ServiceOptions) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger('warn', 2);
+  const db = await openDatabase(config, logger);
+  try {
+    return await work({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
   } finally {
     await db.close();
   }

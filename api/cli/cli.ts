@@ -12,7 +12,7 @@ import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
 import { parseFlags } from './flags.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
-import { withServices } from './cli-services.ts';
+import { withMerchantServices } from './cli-services.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
@@ -118,7 +118,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
 }
 
 // The merchant use cases, as the server builds them.
-const withMerchants = (work: (merchants: MerchantService) => Promise<number>): Promise<number> => withServices((services) => work(services.merchants));
+const withMerchants = (work: (merchants: MerchantService) => Promise<number>): Promise<number> => withMerchantServices((services) => work(services.merchants));
 
 async function rotateKeysCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let values: { id?: string; 'grace-seconds'?: string; json?: boolean };

@@ -5,7 +5,7 @@ import { CreateWebhookInput } from '../webhooks/webhook.schema.ts';
 import { parseFlags } from './flags.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { WebhookService } from '../webhooks/webhook.service.ts';
-import { withServices } from './cli-services.ts';
+import { withMerchantServices } from './cli-services.ts';
 
 /** The usage lines of the webhook commands. */
 export const WEBHOOK_USAGE = `  npm run cli -- webhook add --merchant MERCHANT_ID --url URL [--events TYPE,TYPE] [--json]
@@ -17,7 +17,7 @@ type Print = (text: string) => void;
 // Opens the configured store, finds the merchant, and runs `work` with the webhook use cases.
 async function withWebhooks(merchantId: string, work: (webhooks: WebhookService, merchant: Merchant) => Promise<number>, err: Print): Promise<number> {
   try {
-    return await withServices(async (services) => {
+    return await withMerchantServices(async (services) => {
       const merchant = await services.merchants.findById(merchantId);
       if (!merchant) {
         err(`No merchant with id "${merchantId}" (npm run cli -- merchant list shows them).\n`);
