@@ -143,8 +143,10 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
         throw mapError(error);
       }
       let broken = false;
+      let begun = false;
       try {
         await client.query(begin);
+        begun = true;
         const value = await work(sqlOn(client));
         await client.query('COMMIT');
         return value;
@@ -155,6 +157,12 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
           broken = true;
         }
         const mapped = mapError(error);
+        // A pooled connection the server already closed (a restart, a terminated backend) fails at
+        // BEGIN, before any of the work ran: the work is tried again on a fresh connection.
+        if (!begun && mapped instanceof DatabaseUnavailable && attempt < RETRIES) {
+          broken = true;
+          continue;
+        }
         const code = (error as { code?: unknown } | null)?.code ?? ((error as { cause?: { code?: unknown } })?.cause?.code);
         if (attempt < RETRIES && typeof code === 'string' && RETRYABLE.has(code)) continue;
         if (mapped instanceof DatabaseUnavailable) broken = true;

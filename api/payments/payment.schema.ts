@@ -1,9 +1,7 @@
 /** Request and response schemas of payments; the OpenAPI document is generated from these. */
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
-import { httpUrl, parseCollecting, text } from '../http/validate.ts';
-import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
-import { resolveRequestAsset } from '../networks/asset-rules.ts';
+import { httpUrl, text } from '../http/validate.ts';
 import { PAYMENT_STATUSES } from './payment-status.ts';
 
 /** Body of POST /v2/payment. */
@@ -25,22 +23,6 @@ export const CreatePaymentInput = z
   .meta({ id: 'CreatePayment' });
 /** A validated payment creation request. */
 export type CreatePaymentInput = z.output<typeof CreatePaymentInput>;
-
-/** A create request as the use case takes it: the checked fields and the served asset they name. */
-export interface CreatePaymentRequest {
-  input: CreatePaymentInput;
-  asset: Asset;
-}
-
-/**
- * Reads a create request's body: every bad field at once, the schema's and the asset's (decimal
- * places, an unserved pair) together, as one InvalidInput; else the typed request.
- */
-export function parseCreatePayment(registry: AssetRegistry, body: unknown): CreatePaymentRequest {
-  const { data, errors } = parseCollecting(CreatePaymentInput, body);
-  const asset = resolveRequestAsset(registry, body, errors);
-  return { input: data!, asset };
-}
 
 /** Query of GET /v2/payment (after the array encodings are normalised). */
 export const ListPaymentsQuery = z.object({

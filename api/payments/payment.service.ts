@@ -11,7 +11,8 @@ import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
-import type { CreatePaymentRequest, ListPaymentsQuery, PaymentOutput } from './payment.schema.ts';
+import type { CreatePaymentRequest } from './payment-request.ts';
+import type { ListPaymentsQuery, PaymentOutput } from './payment.schema.ts';
 import type { NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 

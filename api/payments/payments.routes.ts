@@ -4,7 +4,8 @@ import { readListQuery } from '../http/list-query.ts';
 import { sendJsonList, sendJsonText } from '../http/send-json.ts';
 import { parseOrThrow } from '../http/validate.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
-import { ListPaymentsQuery, parseCreatePayment } from './payment.schema.ts';
+import { parseCreatePayment } from './payment-request.ts';
+import { ListPaymentsQuery } from './payment.schema.ts';
 import type { PaymentService } from './payment.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;

@@ -1,12 +1,7 @@
 /** Request and response schemas of withdrawals and balances. */
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
-import { parseCollecting, plainString, text } from '../http/validate.ts';
-import type { AddressCodec } from '../networks/address-codecs.ts';
-import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
-import { resolveRequestAsset } from '../networks/asset-rules.ts';
-import type { FieldError } from '../shared/errors.ts';
-import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
+import { plainString, text } from '../http/validate.ts';
 
 /** Every withdrawal status. */
 export const WITHDRAWAL_STATUSES = ['CANCELLED', 'OPEN', 'APPROVED', 'COMPLETE'] as const;
@@ -34,40 +29,6 @@ export const CreateWithdrawalInput = z
   .meta({ id: 'CreateWithdrawal' });
 /** A validated withdrawal creation request. */
 export type CreateWithdrawalInput = z.output<typeof CreateWithdrawalInput>;
-
-/** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
-function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldError[] {
-  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
-    errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
-  } else if (typeof addressTo === 'string' && addressTo !== '' && codec.isZero(addressTo)) {
-    errors.push({ path: 'addressTo', message: `is the zero address of ${asset.network}: no one holds its key, so a payout there would be lost` });
-  }
-  const hasTag = destTag !== undefined && destTag !== null;
-  if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
-  if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
-  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lt(parseAmount(asset.minWithdrawal))) {
-    errors.push({
-      path: 'amount',
-      message: `must be at least the minimum withdrawal of ${formatAmount(asset.minWithdrawal, asset.decimals)} ${asset.short} (the network fee of ${formatAmount(asset.withdrawalFee, asset.decimals)} plus the smallest payout the network relays)`,
-    });
-  }
-  return errors;
-}
-
-/** A create request as the use case takes it: the checked fields and the served asset they name. */
-export interface CreateWithdrawalRequest {
-  input: CreateWithdrawalInput;
-  asset: Asset;
-}
-
-/** Reads a create request's body: every bad field at once (the schema's and the asset's), else the typed request. */
-export function parseCreateWithdrawal(registry: AssetRegistry, body: unknown): CreateWithdrawalRequest {
-  const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
-  const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(registry.codec(named.network), named, body));
-  return { input: data!, asset };
-}
 
 /** Body of the approve and cancel actions: an empty object, signed like every POST. */
 export const WithdrawalActionInput = z.strictObject({}).meta({ id: 'WithdrawalAction' });

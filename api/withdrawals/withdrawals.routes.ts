@@ -3,7 +3,8 @@ import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { parseOrThrow } from '../http/validate.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
-import { ListWithdrawalsQuery, parseCreateWithdrawal, WithdrawalActionInput } from './withdrawal.schema.ts';
+import { parseCreateWithdrawal } from './withdrawal-request.ts';
+import { ListWithdrawalsQuery, WithdrawalActionInput } from './withdrawal.schema.ts';
 import type { WithdrawalService } from './withdrawal.service.ts';
 
 const ARRAY_FILTERS = ['txnIds', 'ids', 'invoices', 'statuses'] as const;
