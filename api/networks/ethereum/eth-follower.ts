@@ -10,10 +10,11 @@
  *   which a reverted transaction never leaves. Amounts are scaled by each contract's own
  *   `decimals()`, read at start-up; a token the registry does not name is never looked at, and a
  *   token sent to a payment of another asset is logged and not counted.
- * - The last block processed and its hash are stored. A block whose parent is not that hash means a
- *   reorganisation: the follower walks back through the stale blocks' parents, and the transactions
- *   of the blocks that left the chain are reported dropped (Ethereum has no mempool to wait in);
- *   mined again, they are reported anew when their new block is processed.
+ * - The hashes of the last blocks processed are stored. A block whose parent is not the last one
+ *   means a reorganisation: the follower walks back block by block against those stored hashes (a
+ *   node forgets stale blocks, so it cannot say where the chains part) until one is on the chain,
+ *   and the transactions of the blocks that left the chain are reported dropped (Ethereum has no
+ *   mempool to wait in); mined again, they are reported anew when their new block is processed.
  * - A restart resumes from the stored block; the first start begins at the node's tip, stored before
  *   any address is handed out.
  */
@@ -33,6 +34,8 @@ import { type EthTokens, formatUnits } from './eth-tokens.ts';
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const NETWORK = 'ethereum';
 const FORGET_AFTER = 100;
+// Blocks whose hashes are kept to walk a reorganisation back against: as deep as a transaction is followed.
+const REMEMBERED_BLOCKS = FORGET_AFTER;
 // How deep a block is final on a node that names no finalized block (two epochs of 32 slots).
 const FINAL_DEPTH = 64;
 const BLOCKS_PER_POLL = 50;
@@ -93,7 +96,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   async function startCursor(): Promise<ChainCursor> {
     const block = await rpc.call<EthBlock>('eth_getBlockByNumber', ['latest', false]);
     const cursor = { height: Number(BigInt(block.number)), hash: block.hash };
-    await uow.stores.followers.setCursor(NETWORK, cursor);
+    await uow.stores.followers.advance(NETWORK, cursor, REMEMBERED_BLOCKS);
     return cursor;
   }
 
@@ -162,10 +165,13 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     return tipHeight - FINAL_DEPTH;
   }
 
-  // The parent of a block the follower processed; the conservative fallback when the node forgot it.
-  async function parentOf(hash: string): Promise<string | undefined> {
-    const block = await rpc.call<EthBlock | null>('eth_getBlockByHash', [hash, false]);
-    return block?.parentHash;
+  // The block processed at `height`: its stored hash; beyond the stored window (or stored by an older
+  // version), the parent the node names for the block above, else the node's own block there.
+  async function processedAt(height: number, above: string): Promise<string> {
+    const stored = await uow.stores.followers.blockHashAt(NETWORK, height);
+    if (stored !== undefined) return stored;
+    const parent = (await rpc.call<EthBlock | null>('eth_getBlockByHash', [above, false]))?.parentHash;
+    return parent ?? (await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(height), false]))?.hash ?? '';
   }
 
   async function followBlocks(): Promise<number> {
@@ -187,9 +193,9 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
           else await emit({ kind: 'confirmations', network: NETWORK, updates: [{ txnId, confirmations: 0 }] });
         }
         logger.warn({ network: NETWORK, height: cursor.height, dropped: gone.length }, 'chain reorganisation: walking back');
+        await uow.stores.followers.forgetBlocksFrom(NETWORK, cursor.height);
         const height: number = cursor.height - 1;
-        const parent: string = (await parentOf(cursor.hash)) ?? (await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(height), false]))?.hash ?? '';
-        cursor = { height, hash: parent };
+        cursor = { height, hash: await processedAt(height, cursor.hash) };
         await uow.stores.followers.setCursor(NETWORK, cursor);
         continue;
       }
@@ -198,7 +204,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       if (!block || block.parentHash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
       await processBlock(block, tipHeight);
       cursor = { height: Number(BigInt(block.number)), hash: block.hash };
-      await uow.stores.followers.setCursor(NETWORK, cursor);
+      await uow.stores.followers.advance(NETWORK, cursor, REMEMBERED_BLOCKS);
       status = { ...status, lastBlockAt: new Date(clock()).toISOString() };
     }
     return tipHeight;
