@@ -3,6 +3,8 @@
  * process: `anvil_reorg` replaces the payment's block and those after it by as many other blocks
  * (anvil then forgets the stale ones, as many providers do), before and after a sweep of the
  * payment's address; what they held is taken back, and later payments and payouts are still seen.
+ * And a follower that fails again and again on one block (a node that never serves its receipt,
+ * through a relay) is a stall that /health and the log name.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,7 +24,7 @@ import { until } from '../helpers/until.ts';
 const ETH = { short: 'ETH', network: 'ethereum' };
 const E18 = 10n ** 18n;
 
-describe('ethereum reorganisations deeper than one block (anvil)', () => {
+describe('ethereum reorganisations deeper than one block, and a stalled follower (anvil)', () => {
   let node: Anvil;
   let proxy: RpcProxy;
   let server: ServerProcess;
@@ -145,5 +147,33 @@ describe('ethereum reorganisations deeper than one block (anvil)', () => {
     await node.mine(3);
     const payout = await until(async () => (await api.get(`/withdrawal/${created.body.id}`)).body, (w) => w.status === 'COMPLETE', 'the payout confirming');
     assert.equal(payout.txnId, approved.body.txnId);
+  });
+
+  test('a follower that fails on one block poll after poll is stalled: /health says since when and where, the log names the block', async () => {
+    await atTip();
+    const payment = (await api.post('/payment', { amount: '0.25', asset: ETH, invoice: `reorg-${++invoice}` })).body as { id: string; addressTo: string };
+    const logFrom = server.output().length;
+    const notBefore = Date.now();
+    // A node (behind a load balancer, say) that never has the block's receipts.
+    proxy.answer = (call) => (call.method === 'eth_getTransactionReceipt' ? { result: null } : undefined);
+    try {
+      const sent = await node.send({ from: payer, to: payment.addressTo, value: E18 / 4n });
+      const block = Number(BigInt(sent.blockNumber));
+      const stalled = await until(health, (h) => h.state === 'stalled', 'the stall');
+      assert.deepEqual(stalled, { state: 'stalled', height: block - 1, lastBlockAt: stalled.lastBlockAt, stalledBlock: block, stalledSince: stalled.stalledSince });
+      const since = Date.parse(String(stalled.stalledSince));
+      assert.ok(since >= notBefore - 1_000 && since <= Date.now(), `stalled since ${String(stalled.stalledSince)}`);
+      const blockHash = (await node.rpc<{ hash: string }>('eth_getBlockByNumber', `0x${block.toString(16)}`, false)).hash;
+      const [line, ...more] = logged(`the follower is stalled at block ${block}: every poll fails there`, logFrom);
+      assert.deepEqual(more, [], 'said once');
+      assert.deepEqual([line!.level, line!.network, line!.block, line!.blockHash, line!.failures, line!.since], [50, 'ethereum', block, blockHash, 3, stalled.stalledSince]);
+      assert.equal(line!.err.message, `the node has no receipt of ${sent.transactionHash} in block ${blockHash} yet; the block is read again`);
+    } finally {
+      proxy.answer = undefined;
+    }
+    await until(health, (h) => h.state === 'ok', 'moving again');
+    assert.equal((await health()).stalledBlock, undefined);
+    assert.equal(logged('the follower moves again', logFrom).length, 1);
+    await until(() => read(payment.id), (r) => r.transactions.length === 1, 'the payment seen once the block reads');
   });
 });

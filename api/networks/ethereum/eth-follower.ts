@@ -15,6 +15,8 @@
  *   node forgets stale blocks, so it cannot say where the chains part) until one is on the chain,
  *   and the transactions of the blocks that left the chain are reported dropped (Ethereum has no
  *   mempool to wait in); mined again, they are reported anew when their new block is processed.
+ * - A poll that fails again and again on one block is a stall: the status says so, and the log names
+ *   the block.
  * - A restart resumes from the stored block; the first start begins at the node's tip, stored before
  *   any address is handed out.
  */
@@ -26,6 +28,7 @@ import type { Asset } from '../asset-registry.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient, RpcError } from '../json-rpc-client.ts';
 import { createFollowLoop } from '../follow-loop.ts';
+import { createStallWatch, type FollowStep, statusAfterFailure } from '../follower-stall.ts';
 import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { EthPayouts } from './eth-payouts.ts';
 import { type EthTokens, formatUnits } from './eth-tokens.ts';
@@ -89,6 +92,9 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   const pollMs = options.pollMs ?? 1_000;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   let unreachableSince = 0;
+  const stalls = createStallWatch(NETWORK, clock, logger);
+  // The block being read or walked back from, named when a poll fails.
+  let step: FollowStep = { height: 0, hash: null };
 
   const loop = createFollowLoop(() => poll(), pollMs);
   const emit = loop.emit;
@@ -182,6 +188,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       return tipHeight;
     }
     for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
+      step = { ...cursor };
       const onChain: EthBlock | null = cursor.height <= tipHeight ? await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height), false]) : null;
       if (onChain?.hash !== cursor.hash) {
         // The stored block left the chain: what it held is dropped, and the follower steps back to its parent.
@@ -200,8 +207,10 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
         continue;
       }
       if (cursor.height >= tipHeight) break;
+      step = { height: cursor.height + 1, hash: null };
       const block: EthBlock | null = await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height + 1), true]);
       if (!block || block.parentHash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
+      step = { height: cursor.height + 1, hash: block.hash };
       await processBlock(block, tipHeight);
       cursor = { height: Number(BigInt(block.number)), hash: block.hash };
       await uow.stores.followers.advance(NETWORK, cursor, REMEMBERED_BLOCKS);
@@ -228,18 +237,22 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   async function poll(): Promise<void> {
     try {
       const tipHeight = await followBlocks();
+      step = { height: tipHeight, hash: null };
       await followConfirmations(tipHeight);
       const cursor = await uow.stores.followers.cursor(NETWORK);
       status = { state: cursor && cursor.height < tipHeight ? 'behind' : 'ok', height: cursor?.height ?? null, lastBlockAt: status.lastBlockAt };
       unreachableSince = 0;
+      stalls.succeeded();
     } catch (err) {
       if (err instanceof NodeUnreachable) {
-        status = { ...status, state: 'unreachable' };
+        status = { state: 'unreachable', height: status.height, lastBlockAt: status.lastBlockAt };
         if (unreachableSince === 0) logger.warn({ network: NETWORK, err: err.message }, 'the node is unreachable; payments on this network wait for it');
         unreachableSince ||= clock();
         return;
       }
-      logger.error({ err, network: NETWORK }, 'following the chain failed; it will be retried');
+      const stall = stalls.failed(step, err);
+      const height = (await uow.stores.followers.cursor(NETWORK).catch(() => undefined))?.height ?? status.height;
+      status = statusAfterFailure(status, height, stall);
     }
   }
 
