@@ -28,9 +28,10 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'webhook_events', key: 'created_at, id', since: '0060-webhooks' },
   { name: 'webhook_deliveries', key: 'seq', since: '0060-webhooks' },
   { name: 'webhook_attempts', key: 'created_at, id', since: '0060-webhooks' },
-  // Where each network's node follower stands, and the transactions it follows.
+  // Where each network's node follower stands, the blocks it processed, and the transactions it follows.
   { name: 'chain_cursors', key: 'network', since: '0070-chain-following' },
   { name: 'chain_transactions', key: 'network, txn_id', since: '0070-chain-following' },
+  { name: 'chain_blocks', key: 'network, height', since: '0077-followed-blocks' },
   // The wallet's received outputs and the signed payouts (stored before their broadcast).
   { name: 'chain_outputs', key: 'network, txn_id, vout', since: '0071-utxo-payouts' },
   { name: 'payout_transactions', key: 'withdrawal_id', since: '0071-utxo-payouts' },

@@ -1,4 +1,4 @@
-/** SQL for following a chain: each network's cursor and the transactions it reported. */
+/** SQL for following a chain: each network's cursor, the blocks it processed and the transactions it reported. */
 import { jsonTextList, type Sql } from '../db/database.ts';
 
 /** The last block processed. */
@@ -33,6 +33,32 @@ export class FollowerStore {
       cursor.height,
       cursor.hash,
     ]);
+  }
+
+  /**
+   * Moves the cursor to a block just processed and remembers that block's hash, forgetting those
+   * `keep` or more below it: what a reorganisation is walked back against.
+   */
+  async advance(network: string, cursor: ChainCursor, keep: number): Promise<void> {
+    // The block first: a crash before the cursor moves leaves the block to be processed again.
+    await this.sql.run('INSERT INTO chain_blocks (network, height, hash) VALUES (?, ?, ?) ON CONFLICT (network, height) DO UPDATE SET hash = excluded.hash', [
+      network,
+      cursor.height,
+      cursor.hash,
+    ]);
+    await this.sql.run('DELETE FROM chain_blocks WHERE network = ? AND height <= ?', [network, cursor.height - keep]);
+    await this.setCursor(network, cursor);
+  }
+
+  /** The hash of the block processed at `height`, if it is still remembered. */
+  async blockHashAt(network: string, height: number): Promise<string | undefined> {
+    const row = await this.sql.get<{ hash: string }>('SELECT hash FROM chain_blocks WHERE network = ? AND height = ?', [network, height]);
+    return row?.hash;
+  }
+
+  /** Forgets the blocks processed from `height` up (they left the chain). */
+  async forgetBlocksFrom(network: string, height: number): Promise<void> {
+    await this.sql.run('DELETE FROM chain_blocks WHERE network = ? AND height >= ?', [network, height]);
   }
 
   /** Records (or moves) a reported transaction; `reverted` when its block holds it as failed. */

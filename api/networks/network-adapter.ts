@@ -51,11 +51,16 @@ export interface SentPayout {
   addressFrom: string;
 }
 
-/** How a network followed through a node stands, for GET /health. */
+/**
+ * How a network followed through a node stands, for GET /health. `stalled`: every poll fails on one
+ * block (`stalledBlock`), since `stalledSince`.
+ */
 export interface FollowerStatus {
-  state: 'starting' | 'ok' | 'behind' | 'unreachable';
+  state: 'starting' | 'ok' | 'behind' | 'unreachable' | 'stalled';
   height: number | null;
   lastBlockAt: string | null;
+  stalledBlock?: number;
+  stalledSince?: string;
 }
 
 /** A network adapter that follows a real node's chain. */

@@ -2,8 +2,9 @@
  * Receiving litecoin through a real Litecoin Core node in regtest (no node wallet for the service:
  * its own block and mempool following), driven through the public HTTP API: a payment to complete,
  * partial then complete, a reorganisation, a fee-bumped (RBF) replacement, late funds, the
- * network's health, a mainnet address refused for a withdrawal, start-up checks, and a restart
- * that catches up with what happened while the service was down.
+ * network's health, a mainnet address refused for a withdrawal, start-up checks, a restart that
+ * catches up with what happened while the service was down, and a stall on a block the node will
+ * not serve (through a relay) that /health and the log name.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,8 +13,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { type Litecoind, litecoindPath, startLitecoind } from '../helpers/litecoind.ts';
+import { startRpcProxy } from '../helpers/rpc-proxy.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { getJson, merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 const LTC = { short: 'LTC', network: 'litecoin' };
 const installed = litecoindPath() !== undefined;
@@ -265,6 +268,41 @@ describe('start-up and restart against a real node', { skip }, () => {
         await second.stop();
       }
     } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a follower that fails on one block poll after poll is stalled: /health says since when and where, the log names the block', async () => {
+    const proxy = await startRpcProxy(node.rpcUrl);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-ltc-stall-'));
+    const server = await startServerProcess({ DATA_DIR: dataDir, LITECOIN_RPC_URL: proxy.url, LITECOIN_CHAIN: 'regtest' });
+    try {
+      const health = async () => (await getJson(`${server.url}/health`)).body.networks.litecoin as Record<string, unknown>;
+      const tip = await node.rpc<number>('getblockcount');
+      await until(health, (h) => h.state === 'ok' && h.height === tip, 'the follower at the tip');
+      const notBefore = Date.now();
+      // A pruned node, say: it lists the block but cannot serve it.
+      proxy.answer = (call) => (call.method === 'getblock' ? { error: { code: -1, message: 'Block not available (pruned data)' } } : undefined);
+      const [blockHash] = await node.mine(1);
+      const stalled = await until(health, (h) => h.state === 'stalled', 'the stall');
+      assert.deepEqual(stalled, { state: 'stalled', height: tip, lastBlockAt: stalled.lastBlockAt, stalledBlock: tip + 1, stalledSince: stalled.stalledSince });
+      const since = Date.parse(String(stalled.stalledSince));
+      assert.ok(since >= notBefore - 1_000 && since <= Date.now(), `stalled since ${String(stalled.stalledSince)}`);
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, any>)
+        .filter((entry) => entry.msg === `the follower is stalled at block ${tip + 1}: every poll fails there`);
+      assert.deepEqual(
+        lines.map((l) => [l.level, l.network, l.block, l.blockHash, l.failures, l.since, l.err.message]),
+        [[50, 'litecoin', tip + 1, blockHash, 3, stalled.stalledSince, 'getblock: Block not available (pruned data)']],
+      );
+      proxy.answer = undefined;
+      await until(health, (h) => h.state === 'ok' && h.height === tip + 1, 'moving again');
+    } finally {
+      await server.stop();
+      await proxy.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

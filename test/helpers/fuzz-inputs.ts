@@ -357,6 +357,7 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   webhook_attempts: 'id',
   chain_cursors: 'network',
   chain_transactions: 'network, txn_id',
+  chain_blocks: 'network, height',
   chain_outputs: 'network, txn_id, vout',
   payout_transactions: 'withdrawal_id',
   eth_nonces: 'address',

@@ -11,6 +11,8 @@
  *   (replaced by a fee bump, evicted, conflicted) is reported dropped.
  * - A restart resumes from the stored block, so nothing sent while the service was down is missed.
  *   The first start begins at the node's current tip.
+ * - A poll that fails again and again on one block is a stall: the status says so, and the log names
+ *   the block.
  */
 import { Lru } from '../../shared/lru.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -18,6 +20,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
 import { createFollowLoop } from '../follow-loop.ts';
+import { createStallWatch, type FollowStep, statusAfterFailure } from '../follower-stall.ts';
 import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { ChainName } from '../../config.ts';
 import type { ChainCursor } from '../follower.store.ts';
@@ -100,6 +103,9 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
   let unreachableSince = 0;
   // The payer's address of our transactions, looked up once each (a transaction is reported again as it confirms).
   const payers = new Lru<string, string>(1_000);
+  const stalls = createStallWatch(network, clock, logger);
+  // The block being read or walked back from, named when a poll fails.
+  let step: FollowStep = { height: 0, hash: null };
 
   const loop = createFollowLoop(() => poll(), pollMs);
   const emit = loop.emit;
@@ -209,6 +215,7 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
       return tipHeight;
     }
     for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
+      step = { ...cursor };
       const onChain: string | undefined = cursor.height <= tipHeight ? await rpc.call<string>('getblockhash', [cursor.height]) : undefined;
       if (onChain !== cursor.hash) {
         // The stored block left the chain: step back, and what it confirmed is unconfirmed again.
@@ -223,7 +230,9 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
         continue;
       }
       if (cursor.height >= tipHeight) break;
+      step = { height: cursor.height + 1, hash: null };
       const hash: string = await rpc.call<string>('getblockhash', [cursor.height + 1]);
+      step = { height: cursor.height + 1, hash };
       const block: NodeBlock = await rpc.call<NodeBlock>('getblock', [hash, 2]);
       if (block.previousblockhash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
       await processBlock(block, tipHeight);
@@ -272,20 +281,24 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
   async function poll(): Promise<void> {
     try {
       const tipHeight = await followBlocks();
+      step = { height: tipHeight, hash: null };
       const tipHash = await rpc.call<string>('getbestblockhash');
       await followConfirmations(tipHeight);
       await followMempool(tipHash);
       const cursor = await uow.stores.followers.cursor(network);
       status = { state: cursor && cursor.height < tipHeight ? 'behind' : 'ok', height: cursor?.height ?? null, lastBlockAt: status.lastBlockAt };
       unreachableSince = 0;
+      stalls.succeeded();
     } catch (err) {
       if (err instanceof NodeUnreachable) {
-        status = { ...status, state: 'unreachable' };
+        status = { state: 'unreachable', height: status.height, lastBlockAt: status.lastBlockAt };
         if (unreachableSince === 0) logger.warn({ network, err: err.message }, 'the node is unreachable; payments on this network wait for it');
         unreachableSince ||= clock();
         return;
       }
-      logger.error({ err, network }, 'following the chain failed; it will be retried');
+      const stall = stalls.failed(step, err);
+      const height = (await uow.stores.followers.cursor(network).catch(() => undefined))?.height ?? status.height;
+      status = statusAfterFailure(status, height, stall);
     }
   }
 

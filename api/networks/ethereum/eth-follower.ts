@@ -10,10 +10,13 @@
  *   which a reverted transaction never leaves. Amounts are scaled by each contract's own
  *   `decimals()`, read at start-up; a token the registry does not name is never looked at, and a
  *   token sent to a payment of another asset is logged and not counted.
- * - The last block processed and its hash are stored. A block whose parent is not that hash means a
- *   reorganisation: the follower walks back through the stale blocks' parents, and the transactions
- *   of the blocks that left the chain are reported dropped (Ethereum has no mempool to wait in);
- *   mined again, they are reported anew when their new block is processed.
+ * - The hashes of the last blocks processed are stored. A block whose parent is not the last one
+ *   means a reorganisation: the follower walks back block by block against those stored hashes (a
+ *   node forgets stale blocks, so it cannot say where the chains part) until one is on the chain,
+ *   and the transactions of the blocks that left the chain are reported dropped (Ethereum has no
+ *   mempool to wait in); mined again, they are reported anew when their new block is processed.
+ * - A poll that fails again and again on one block is a stall: the status says so, and the log names
+ *   the block.
  * - A restart resumes from the stored block; the first start begins at the node's tip, stored before
  *   any address is handed out.
  */
@@ -25,6 +28,7 @@ import type { Asset } from '../asset-registry.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient, RpcError } from '../json-rpc-client.ts';
 import { createFollowLoop } from '../follow-loop.ts';
+import { createStallWatch, type FollowStep, statusAfterFailure } from '../follower-stall.ts';
 import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
 import type { EthPayouts } from './eth-payouts.ts';
 import { type EthTokens, formatUnits } from './eth-tokens.ts';
@@ -33,6 +37,8 @@ import { type EthTokens, formatUnits } from './eth-tokens.ts';
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const NETWORK = 'ethereum';
 const FORGET_AFTER = 100;
+// Blocks whose hashes are kept to walk a reorganisation back against: as deep as a transaction is followed.
+const REMEMBERED_BLOCKS = FORGET_AFTER;
 // How deep a block is final on a node that names no finalized block (two epochs of 32 slots).
 const FINAL_DEPTH = 64;
 const BLOCKS_PER_POLL = 50;
@@ -86,6 +92,9 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   const pollMs = options.pollMs ?? 1_000;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   let unreachableSince = 0;
+  const stalls = createStallWatch(NETWORK, clock, logger);
+  // The block being read or walked back from, named when a poll fails.
+  let step: FollowStep = { height: 0, hash: null };
 
   const loop = createFollowLoop(() => poll(), pollMs);
   const emit = loop.emit;
@@ -93,7 +102,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   async function startCursor(): Promise<ChainCursor> {
     const block = await rpc.call<EthBlock>('eth_getBlockByNumber', ['latest', false]);
     const cursor = { height: Number(BigInt(block.number)), hash: block.hash };
-    await uow.stores.followers.setCursor(NETWORK, cursor);
+    await uow.stores.followers.advance(NETWORK, cursor, REMEMBERED_BLOCKS);
     return cursor;
   }
 
@@ -162,10 +171,13 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     return tipHeight - FINAL_DEPTH;
   }
 
-  // The parent of a block the follower processed; the conservative fallback when the node forgot it.
-  async function parentOf(hash: string): Promise<string | undefined> {
-    const block = await rpc.call<EthBlock | null>('eth_getBlockByHash', [hash, false]);
-    return block?.parentHash;
+  // The block processed at `height`: its stored hash; beyond the stored window (or stored by an older
+  // version), the parent the node names for the block above, else the node's own block there.
+  async function processedAt(height: number, above: string): Promise<string> {
+    const stored = await uow.stores.followers.blockHashAt(NETWORK, height);
+    if (stored !== undefined) return stored;
+    const parent = (await rpc.call<EthBlock | null>('eth_getBlockByHash', [above, false]))?.parentHash;
+    return parent ?? (await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(height), false]))?.hash ?? '';
   }
 
   async function followBlocks(): Promise<number> {
@@ -176,6 +188,7 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
       return tipHeight;
     }
     for (let processed = 0; processed < BLOCKS_PER_POLL; processed++) {
+      step = { ...cursor };
       const onChain: EthBlock | null = cursor.height <= tipHeight ? await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height), false]) : null;
       if (onChain?.hash !== cursor.hash) {
         // The stored block left the chain: what it held is dropped, and the follower steps back to its parent.
@@ -187,18 +200,20 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
           else await emit({ kind: 'confirmations', network: NETWORK, updates: [{ txnId, confirmations: 0 }] });
         }
         logger.warn({ network: NETWORK, height: cursor.height, dropped: gone.length }, 'chain reorganisation: walking back');
+        await uow.stores.followers.forgetBlocksFrom(NETWORK, cursor.height);
         const height: number = cursor.height - 1;
-        const parent: string = (await parentOf(cursor.hash)) ?? (await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(height), false]))?.hash ?? '';
-        cursor = { height, hash: parent };
+        cursor = { height, hash: await processedAt(height, cursor.hash) };
         await uow.stores.followers.setCursor(NETWORK, cursor);
         continue;
       }
       if (cursor.height >= tipHeight) break;
+      step = { height: cursor.height + 1, hash: null };
       const block: EthBlock | null = await rpc.call<EthBlock | null>('eth_getBlockByNumber', [hex(cursor.height + 1), true]);
       if (!block || block.parentHash !== cursor.hash) continue; // a reorganisation under way: the check above walks back
+      step = { height: cursor.height + 1, hash: block.hash };
       await processBlock(block, tipHeight);
       cursor = { height: Number(BigInt(block.number)), hash: block.hash };
-      await uow.stores.followers.setCursor(NETWORK, cursor);
+      await uow.stores.followers.advance(NETWORK, cursor, REMEMBERED_BLOCKS);
       status = { ...status, lastBlockAt: new Date(clock()).toISOString() };
     }
     return tipHeight;
@@ -222,18 +237,22 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
   async function poll(): Promise<void> {
     try {
       const tipHeight = await followBlocks();
+      step = { height: tipHeight, hash: null };
       await followConfirmations(tipHeight);
       const cursor = await uow.stores.followers.cursor(NETWORK);
       status = { state: cursor && cursor.height < tipHeight ? 'behind' : 'ok', height: cursor?.height ?? null, lastBlockAt: status.lastBlockAt };
       unreachableSince = 0;
+      stalls.succeeded();
     } catch (err) {
       if (err instanceof NodeUnreachable) {
-        status = { ...status, state: 'unreachable' };
+        status = { state: 'unreachable', height: status.height, lastBlockAt: status.lastBlockAt };
         if (unreachableSince === 0) logger.warn({ network: NETWORK, err: err.message }, 'the node is unreachable; payments on this network wait for it');
         unreachableSince ||= clock();
         return;
       }
-      logger.error({ err, network: NETWORK }, 'following the chain failed; it will be retried');
+      const stall = stalls.failed(step, err);
+      const height = (await uow.stores.followers.cursor(NETWORK).catch(() => undefined))?.height ?? status.height;
+      status = statusAfterFailure(status, height, stall);
     }
   }
 
