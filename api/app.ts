@@ -12,6 +12,7 @@ import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { buildOpenApi } from './openapi.ts';
 import { rateLimit } from './rate-limits/rate-limit.middleware.ts';
+import { rateRoutes } from './rates/rates.routes.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
@@ -77,10 +78,11 @@ export function createApp(services: Services, options: AppOptions = {}): express
   const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
-  // Each network on a node says how its follower stands: ok, behind, unreachable (with the last block).
+  // Each network on a node says how its follower stands: ok, behind, unreachable (with the last block);
+  // each rate source whether its last round answered (ok, failing with why, unused until a fiat price is asked for).
   app.get('/health', (_req, res) => {
     const networks = Object.fromEntries([...services.followers].map(([name, follower]) => [name, follower.status()]));
-    res.json(Object.keys(networks).length > 0 ? { status: 'ok', networks } : { status: 'ok' });
+    res.json({ status: 'ok', ...(Object.keys(networks).length > 0 ? { networks } : {}), rateSources: services.rates.health() });
   });
   app.get('/v2/openapi.json', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -101,6 +103,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
+  app.use('/v2/rates', rateRoutes(services.rates, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
 
   app.use('/logos', logoFiles);

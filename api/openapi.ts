@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CheckoutOutput } from './checkout/checkout.schema.ts';
 import { AssetListOutput } from './networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
+import { RatesOutput, RatesQuery } from './rates/rates.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
 import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
@@ -218,6 +219,18 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         responses: {
           200: { description: 'Every asset/network pair this service accepts and pays out.', content: json(ref(AssetListOutput)) },
           ...errors({ 429: 'rate-limited: over the per-minute limit of this client address; `Retry-After` says when to try again', 500: ALWAYS[500] }),
+        },
+      },
+    },
+    '/rates': {
+      get: {
+        operationId: 'listRates',
+        summary: 'Extension: the current rate of every served asset in a fiat currency (median of the fresh quotes, before any spread)',
+        ...byKey,
+        parameters: queryParameters(RatesQuery),
+        responses: {
+          200: { description: 'Every served asset that has a fresh rate; a currency no source quotes lists none.', content: json(ref(RatesOutput)) },
+          ...errors({ 400: 'validation-failed: `currency` is not an ISO 4217 code', ...BY_KEY }),
         },
       },
     },

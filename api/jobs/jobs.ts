@@ -1,6 +1,6 @@
 /**
  * @module Background work of a running service: expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks,
- * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills. Each shared job runs in one process at a time, whichever holds its
+ * housekeeping (expired idempotency records, ended rate-limit windows), address pool refills and rate refreshes. Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
@@ -26,6 +26,7 @@ export interface JobServices {
   addressPool: { refill(): Promise<unknown>; idleFor(ms: number): boolean };
   ethereum?: { tokens: EthTokens; sweeper: { sweep(thresholds: SweepThresholds): Promise<unknown> } } | undefined;
   dispatcher: { start(): () => Promise<unknown> };
+  rateBook: { startRefreshing(): () => Promise<void> };
 }
 
 const SWEEP_MS = 1_000;
@@ -104,8 +105,11 @@ export function startJobs(services: JobServices): () => Promise<void> {
   }
   // Every instance delivers webhooks; each endpoint is claimed by one instance at a time.
   const stopDispatcher = services.dispatcher.start();
+  // Every instance keeps its own rate book fresh (no lease: any instance's quotes will do).
+  const stopRates = services.rateBook.startRefreshing();
   return async () => {
     for (const timer of timers) clearInterval(timer);
+    await stopRates();
     await stopDispatcher();
     for (const name of held) await uow.stores.leases.release(name, holder).catch(() => {});
   };

@@ -32,6 +32,7 @@ const ENDPOINTS = [
   'GET /checkout/{id}/events',
   'GET /payment',
   'GET /payment/{id}',
+  'GET /rates',
   'GET /webhooks',
   'GET /webhooks/{id}/deliveries',
   'GET /withdrawal',
