@@ -101,6 +101,9 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
     delete schema.$schema;
     delete schema.$id;
   }
+  // A payment is priced in the asset (amount) or in a fiat currency (price): exactly one (section 16).
+  const createPayment = components.schemas[(CreatePaymentInput.meta() as { id: string }).id]!;
+  createPayment.oneOf = [{ required: ['amount'] }, { required: ['price'] }];
   // Without the simulator its routes do not exist, and neither do their bodies.
   if (!options.simulator) for (const schema of SIMULATOR_SCHEMAS) delete components.schemas[(schema.meta() as { id: string }).id];
   const byKey = { security: [{ apiKey: [] }] };
@@ -116,7 +119,13 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         requestBody: signedBody(CreatePaymentInput),
         responses: {
           200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) },
-          ...errors({ 400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset', ...SIGNED, ...IDEMPOTENT, ...JSON_BODY }),
+          ...errors({
+            400: 'validation-failed (every bad field in `details`; also both or neither of `amount` and `price`), invalid-json, unsupported-asset, or unsupported-currency (every rate source answered and none quotes the asset in that currency)',
+            ...SIGNED,
+            ...IDEMPOTENT,
+            ...JSON_BODY,
+            503: `${ALWAYS[503]}; or rates-unavailable: no fresh quote for a \`price\` in that currency (every source down, slow or answering garbage); nothing was created, \`Retry-After\` is the refresh period`,
+          }),
         },
       },
       get: {

@@ -163,6 +163,17 @@ export async function createServices(options: ServiceOptions) {
   const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 
+  // Fiat prices: quotes of the served assets, kept fresh in the background (startJobs starts it).
+  const rateBook = createRateBook({
+    sources: createRateSources(config.rates),
+    clock,
+    logger,
+    maxAgeMs: config.rates.maxAgeSeconds * 1000,
+    refreshMs: config.rates.refreshSeconds * 1000,
+    timeoutMs: config.rates.timeoutMs,
+    tickers: () => [...new Set(registry.assets().filter((asset) => registry.isServed(asset)).map((asset) => asset.short))],
+  });
+  const rates = createRateService({ book: rateBook, registry, spreadPercent: config.rates.spreadPercent });
   const payments = createPaymentService({
     uow,
     registry,
@@ -170,6 +181,7 @@ export async function createServices(options: ServiceOptions) {
     clock,
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    rates,
   });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
@@ -186,17 +198,6 @@ export async function createServices(options: ServiceOptions) {
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
   const rateLimiter = createRateLimiter({ uow, clock });
-  // Fiat prices: quotes of the served assets, kept fresh in the background (startJobs starts it).
-  const rateBook = createRateBook({
-    sources: createRateSources(config.rates),
-    clock,
-    logger,
-    maxAgeMs: config.rates.maxAgeSeconds * 1000,
-    refreshMs: config.rates.refreshSeconds * 1000,
-    timeoutMs: config.rates.timeoutMs,
-    tickers: () => [...new Set(registry.assets().filter((asset) => registry.isServed(asset)).map((asset) => asset.short))],
-  });
-  const rates = createRateService({ book: rateBook, registry, spreadPercent: config.rates.spreadPercent });
 
   return {
     config,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AssetOutput, Timestamp } from '../http/common.schema.ts';
 import { PAYMENT_STATUSES } from '../payments/payment-status.ts';
+import { PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 
 /** Response of GET /v2/checkout/:id and the data of each `payment` server-sent event. */
 export const CheckoutOutput = z
@@ -25,6 +26,8 @@ export const CheckoutOutput = z
     transactions: z.array(
       z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int().min(0), date: Timestamp, late: z.boolean() }),
     ),
+    price: PriceOutput.nullable(),
+    rate: RateOutput.nullable(),
     serverTime: Timestamp.meta({ description: 'The server clock when this view was made, to run the countdown against.' }),
   })
   .meta({ id: 'Checkout' });

@@ -2,14 +2,17 @@
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
 import { httpUrl, parseCollecting, text } from '../http/validate.ts';
+import type { FieldError } from '../shared/errors.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
+import { PriceInput, PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 import { PAYMENT_STATUSES } from './payment-status.ts';
 
 /** Body of POST /v2/payment. */
 export const CreatePaymentInput = z
   .strictObject({
-    amount: AmountInput,
+    amount: AmountInput.optional().meta({ description: 'Decimal amount of the asset in a string, at most its `decimals` fractional digits. Required unless `price` is given; never with it.', examples: ['0.015'] }),
+    price: PriceInput.nullish(),
     asset: AssetInput,
     customer: Customer.nullish(),
     invoice: text(200).nullish().meta({ description: 'The merchant\'s own reference, up to 200 characters.' }),
@@ -37,9 +40,18 @@ export interface CreatePaymentRequest {
  * places, an unserved pair) together, as one InvalidInput; else the typed request.
  */
 export function parseCreatePayment(registry: AssetRegistry, body: unknown): CreatePaymentRequest {
-  const { data, errors } = parseCollecting(CreatePaymentInput, body);
+  const parsed = parseCollecting(CreatePaymentInput, body);
+  const errors: FieldError[] = [...parsed.errors];
+  // Priced in the asset (amount) or in a fiat currency (price): exactly one of them.
+  const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const hasAmount = sent.amount !== undefined;
+  const hasPrice = sent.price !== undefined && sent.price !== null;
+  if (hasAmount && hasPrice) errors.push({ path: 'price', message: 'must not be sent with amount: price the payment in the asset (amount) or in a fiat currency (price), not both' });
+  if (!hasAmount && !hasPrice && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    errors.unshift({ path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' });
+  }
   const asset = resolveRequestAsset(registry, body, errors);
-  return { input: data!, asset };
+  return { input: parsed.data!, asset };
 }
 
 /** Query of GET /v2/payment (after the array encodings are normalised). */
@@ -95,6 +107,8 @@ export const PaymentOutput = z
     amountDue: z.string().meta({ description: 'Extension: what is still to pay, never below zero.' }),
     destTag: z.string().nullable().meta({ description: 'Extension: destination tag the payer must set (XRP), else null.' }),
     paymentUri: z.string().meta({ description: 'Extension: the wallet URI the QR code encodes (BIP21, EIP-681, ...).' }),
+    price: PriceOutput.nullable(),
+    rate: RateOutput.nullable(),
   })
   .meta({ id: 'Payment' });
 /** The payment record as the API returns it. */

@@ -19,14 +19,14 @@ export const PriceInput = z
       ctx.addIssue({ code: 'custom', path: ['amount'], message: `must have at most ${digits} decimal places for ${price.currency}` });
     }
   })
-  .meta({ description: 'Extension: the price in a fiat currency, converted to the asset at the current rate (instead of `amount`).' });
+  .meta({ id: 'PriceInput', description: 'Extension: the price in a fiat currency, converted to the asset at the current rate (instead of `amount`).' });
 /** A validated fiat price. */
 export type PriceInput = z.output<typeof PriceInput>;
 
 /** A price as the record shows it: as sent. */
 export const PriceOutput = z
   .object({ amount: z.string(), currency: z.string() })
-  .meta({ description: 'Extension: the price the merchant set in a fiat currency, as sent; null on a payment priced in the asset.' });
+  .meta({ id: 'Price', description: 'Extension: the price the merchant set in a fiat currency, as sent; null on a payment priced in the asset.' });
 
 /** The rate a payment was converted at, locked for its life. */
 export const RateOutput = z
@@ -36,7 +36,7 @@ export const RateOutput = z
     sources: z.array(z.string()).meta({ description: 'The sources whose quotes the median used.', examples: [['coinbase', 'kraken']] }),
     at: Timestamp.meta({ description: 'When the oldest quote used was fetched.' }),
   })
-  .meta({ description: 'Extension: the rate the payment was converted at; null on a payment priced in the asset.' });
+  .meta({ id: 'Rate', description: 'Extension: the rate the payment was converted at; null on a payment priced in the asset.' });
 
 /** Query of GET /v2/rates. */
 export const RatesQuery = z.object({
