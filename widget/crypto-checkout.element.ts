@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   amountText,
+  priceText,
   droppedText,
   durationText,
   durationWords,
@@ -274,6 +275,7 @@ export class CryptoCheckout extends LitElement {
         <div class="amount-text">
           <span class="label">${isPartlyPaid(view) ? m.stillToPay : m.amountToPay}</span>
           <span class="amount-value" dir="ltr" ?data-long=${shownDue.length > LONG_AMOUNT}>${shownDue} ${asset.short}</span>
+          ${view.price ? html`<span class="fiat-price" data-value="price">${priceText(view.price, m.locale)}</span>` : nothing}
           <span class="small">${m.assetOnNetwork(asset.name, network)}</span>
         </div>
         ${this.renderCopyButton('amount', due)}

@@ -165,6 +165,9 @@ export const styles = css`
   .amount-value[data-long] {
     font-size: 1.125rem;
   }
+  .fiat-price {
+    font-weight: 600;
+  }
 
   .qr {
     justify-self: center;

@@ -144,6 +144,17 @@ describe('payments priced in a fiat currency', () => {
     assert.deepEqual((await api.get('/payment?invoices=never-stored')).body.data, []);
   });
 
+  test('the no-JavaScript payer page shows the price beside the asset amount, in the payer\'s locale', async () => {
+    const created = await api.post('/payment', { price: { amount: '19.99', currency: 'EUR' }, asset: { short: 'USDT', network: 'ethereum' } });
+    // 19.99 / 0.92075 = 21.7105620…, rounded up to 6 decimals.
+    assert.equal(created.body.amount, '21.710563');
+    const page = async (lang: string) => (await (await fetch(`${server.url}/pay?id=${created.body.id}&lang=${lang}`)).text()).match(/<strong dir="ltr">([^<]*)<\/strong> <span class="pay-price" data-value="price">([^<]*)<\/span>/)?.slice(1);
+    assert.deepEqual(await page('de'), ['21,710563 USDT', '19,99\u00a0€']);
+    assert.deepEqual(await page('en'), ['21.710563 USDT', '€19.99']);
+    const plain = await api.post('/payment', { amount: '0.001', asset: BTC });
+    assert.doesNotMatch(await (await fetch(`${server.url}/pay?id=${plain.body.id}&lang=de`)).text(), /data-value="price"/);
+  });
+
   test('payments priced in the asset never touch the rate sources', async () => {
     for (const source of sources) {
       source.fault = 'down';

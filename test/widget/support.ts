@@ -36,6 +36,8 @@ export function openView(overrides: Partial<CheckoutView> = {}): CheckoutView {
     checkoutUrl: 'https://shop.example/thanks',
     merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: null },
     transactions: [],
+    price: null,
+    rate: null,
     serverTime: SERVER_NOW,
     ...overrides,
   };
