@@ -18,7 +18,7 @@ const WIDGET = 'widget/crypto-checkout.js';
 const PAY_SCRIPT = /^hosted\/pay\.[A-Za-z0-9_-]{8,}\.js$/;
 const LOCALE_CHUNK = /^widget\/locales\/[a-zA-Z-]+\.[A-Za-z0-9_-]{8,}\.js$/;
 
-// A typical open bitcoin payment, to measure the server-rendered HTML of /pay.
+// A typical open bitcoin payment, priced in a fiat currency (the larger page), to measure the server-rendered HTML of /pay.
 const SAMPLE_PAYMENT = {
   id: '1d69ab2b-8b5b-4839-b5c3-9aa387ac5e66',
   status: 'OPEN',
@@ -39,6 +39,8 @@ const SAMPLE_PAYMENT = {
   transactions: [],
   // The default start runs simulated networks, whose pages carry the test-network notice.
   testNetwork: true,
+  price: { amount: '640.00', currency: 'USD' },
+  rate: { value: '64000', currency: 'USD', sources: ['coinbase', 'kraken', 'bitstamp'] as string[], at: '2026-11-22T02:52:30.000Z' },
   serverTime: '2026-11-22T02:53:01.987Z',
 } as const;
 

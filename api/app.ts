@@ -12,6 +12,7 @@ import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { buildOpenApi } from './openapi.ts';
 import { rateLimit } from './rate-limits/rate-limit.middleware.ts';
+import { rateRoutes } from './rates/rates.routes.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
@@ -78,10 +79,11 @@ export function createApp(services: Services, options: AppOptions = {}): express
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
   // Each network says what serves it (node, simulator, unserved); one on a node also how its
-  // follower stands: ok, behind, unreachable (with the last block).
+  // follower stands: ok, behind, unreachable, stalled (with the last block). Each rate source says
+  // whether its last round answered (ok, failing with why, unused until a fiat price is asked for).
   app.get('/health', (_req, res) => {
     const networks = Object.fromEntries([...services.sources].map(([name, source]) => [name, { source, ...services.followers.get(name)?.status() }]));
-    res.json({ status: 'ok', networks });
+    res.json({ status: 'ok', networks, rateSources: services.rates.health() });
   });
   app.get('/v2/openapi.json', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -102,6 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}): express
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
+  app.use('/v2/rates', rateRoutes(services.rates, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
 
   app.use('/logos', logoRoutes());

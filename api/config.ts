@@ -9,6 +9,27 @@ export type ChainName = 'main' | 'test' | 'regtest';
 /** The chain names configuration accepts. */
 export const CHAIN_NAMES: readonly ChainName[] = ['main', 'test', 'regtest'];
 
+/** The rate sources this build knows, by the names RATE_SOURCES uses. */
+export const RATE_SOURCE_NAMES = ['coinbase', 'kraken', 'bitstamp', 'coingecko'] as const;
+/** A known rate source. */
+export type RateSourceName = (typeof RATE_SOURCE_NAMES)[number];
+
+/** Prices in fiat: where rates come from and how they are used (the RATE_* variables). */
+export interface RatesConfig {
+  /** RATE_SOURCES, in the order given (default coinbase, kraken, bitstamp). */
+  sources: readonly RateSourceName[];
+  /** RATE_SOURCE_<NAME>_URL: a base URL replacing a source's real address (a proxy, a test). */
+  urls: Readonly<Partial<Record<RateSourceName, string>>>;
+  /** RATE_REFRESH_SECONDS (default 60): how often quotes in use are fetched again. */
+  refreshSeconds: number;
+  /** RATE_MAX_AGE_SECONDS (default 300): older quotes are not used. */
+  maxAgeSeconds: number;
+  /** RATE_SPREAD_PERCENT (default "0", 0 to 50): the converted amount is raised by this share, a decimal string. */
+  spreadPercent: string;
+  /** How long one round of asking the sources may take: 3 s, the contract's "slow" (not an environment variable). */
+  timeoutMs: number;
+}
+
 /** Everything the service reads from its environment. */
 export interface Config {
   readonly port: number;
@@ -47,6 +68,8 @@ export interface Config {
   readonly ethereum: EthereumConfig | undefined;
   /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
   readonly walletMnemonicFile: string;
+  /** Prices in fiat (RATE_* variables). */
+  readonly rates: RatesConfig;
 }
 
 /** Ethereum through a node. */
@@ -196,6 +219,43 @@ function ethereumOf(env: NodeJS.ProcessEnv): Config['ethereum'] {
   };
 }
 
+function ratesOf(env: NodeJS.ProcessEnv): RatesConfig {
+  const raw = env.RATE_SOURCES?.trim() || 'coinbase,kraken,bitstamp';
+  const names = raw.split(',').map((name) => name.trim().toLowerCase());
+  const known = (name: string): name is RateSourceName => (RATE_SOURCE_NAMES as readonly string[]).includes(name);
+  if (!names.every(known) || new Set(names).size !== names.length) {
+    throw new ConfigError(`RATE_SOURCES must be a comma list of distinct sources among ${RATE_SOURCE_NAMES.join(', ')}, got "${raw}"`);
+  }
+  const urls: Partial<Record<RateSourceName, string>> = {};
+  for (const name of RATE_SOURCE_NAMES) {
+    const variable = `RATE_SOURCE_${name.toUpperCase()}_URL`;
+    const value = env[variable]?.trim();
+    if (!value) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      throw new ConfigError(`${variable} must be an http(s) base URL without query, like http://127.0.0.1:8089, got "${value}"`);
+    }
+    urls[name] = value.replace(/\/+$/, '');
+  }
+  const spread = env.RATE_SPREAD_PERCENT?.trim() || '0';
+  if (!/^[0-9]{1,2}(\.[0-9]{1,4})?$/.test(spread) || Number(spread) > 50) {
+    throw new ConfigError(`RATE_SPREAD_PERCENT must be a decimal from 0 to 50 (at most 4 decimals, like 1.5), got "${spread}"`);
+  }
+  return {
+    sources: names as RateSourceName[],
+    urls,
+    refreshSeconds: integer(env, 'RATE_REFRESH_SECONDS', 60, 1, 86_400),
+    maxAgeSeconds: integer(env, 'RATE_MAX_AGE_SECONDS', 300, 1, 86_400),
+    spreadPercent: spread,
+    timeoutMs: 3_000,
+  };
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -239,5 +299,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodes: nodesOf(env),
     ethereum: ethereumOf(env),
     walletMnemonicFile: path.resolve(env.WALLET_MNEMONIC_FILE || path.join(env.DATA_DIR || './data', 'wallet-mnemonic.txt')),
+    rates: ratesOf(env),
   });
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CheckoutOutput } from './checkout/checkout.schema.ts';
 import { AssetListOutput } from './networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
+import { RatesOutput, RatesQuery } from './rates/rates.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
 import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
@@ -100,6 +101,9 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
     delete schema.$schema;
     delete schema.$id;
   }
+  // A payment is priced in the asset (amount) or in a fiat currency (price): exactly one (section 16).
+  const createPayment = components.schemas[(CreatePaymentInput.meta() as { id: string }).id]!;
+  createPayment.oneOf = [{ required: ['amount'] }, { required: ['price'] }];
   // Without the simulator its routes do not exist, and neither do their bodies.
   if (!options.simulator) for (const schema of SIMULATOR_SCHEMAS) delete components.schemas[(schema.meta() as { id: string }).id];
   const byKey = { security: [{ apiKey: [] }] };
@@ -115,7 +119,13 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         requestBody: signedBody(CreatePaymentInput),
         responses: {
           200: { description: 'The new payment, OPEN.', content: json(ref(PaymentOutput)) },
-          ...errors({ 400: 'validation-failed (every bad field in `details`), invalid-json or unsupported-asset', ...SIGNED, ...IDEMPOTENT, ...JSON_BODY }),
+          ...errors({
+            400: 'validation-failed (every bad field in `details`; also both or neither of `amount` and `price`), invalid-json, unsupported-asset, or unsupported-currency (every rate source answered and none quotes the asset in that currency)',
+            ...SIGNED,
+            ...IDEMPOTENT,
+            ...JSON_BODY,
+            503: `${ALWAYS[503]}; or rates-unavailable: no fresh quote for a \`price\` in that currency (every source down, slow or answering garbage); nothing was created, \`Retry-After\` is the refresh period`,
+          }),
         },
       },
       get: {
@@ -218,6 +228,18 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         responses: {
           200: { description: 'Every asset/network pair this service accepts and pays out.', content: json(ref(AssetListOutput)) },
           ...errors({ 429: 'rate-limited: over the per-minute limit of this client address; `Retry-After` says when to try again', 500: ALWAYS[500] }),
+        },
+      },
+    },
+    '/rates': {
+      get: {
+        operationId: 'listRates',
+        summary: 'Extension: the current rate of every served asset in a fiat currency (median of the fresh quotes, before any spread)',
+        ...byKey,
+        parameters: queryParameters(RatesQuery),
+        responses: {
+          200: { description: 'Every served asset that has a fresh rate; a currency no source quotes lists none.', content: json(ref(RatesOutput)) },
+          ...errors({ 400: 'validation-failed: `currency` is not an ISO 4217 code', ...BY_KEY }),
         },
       },
     },

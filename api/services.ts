@@ -15,6 +15,9 @@ import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentTransitions } from './payments/payment-transitions.ts';
 import { createPaymentService } from './payments/payment.service.ts';
 import { createRateLimiter } from './rate-limits/rate-limiter.ts';
+import { createRateBook } from './rates/rate-book.ts';
+import { createRateSources } from './rates/rate-sources.ts';
+import { createRateService } from './rates/rates.service.ts';
 import type { Clock } from './shared/clock.ts';
 import type { Logger } from './shared/logger.ts';
 import { createUnitOfWork } from './unit-of-work.ts';
@@ -78,6 +81,17 @@ export async function createServices(options: ServiceOptions) {
   const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 
+  // Fiat prices: quotes of the served assets, kept fresh in the background (startJobs starts it).
+  const rateBook = createRateBook({
+    sources: createRateSources(config.rates),
+    clock,
+    logger,
+    maxAgeMs: config.rates.maxAgeSeconds * 1000,
+    refreshMs: config.rates.refreshSeconds * 1000,
+    timeoutMs: config.rates.timeoutMs,
+    tickers: () => [...new Set(registry.assets().filter((asset) => registry.isServed(asset)).map((asset) => asset.short))],
+  });
+  const rates = createRateService({ book: rateBook, registry, spreadPercent: config.rates.spreadPercent });
   const payments = createPaymentService({
     uow,
     registry,
@@ -85,6 +99,7 @@ export async function createServices(options: ServiceOptions) {
     clock,
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    rates,
   });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
@@ -123,6 +138,8 @@ export async function createServices(options: ServiceOptions) {
     expirySweep,
     idempotency,
     rateLimiter,
+    rateBook,
+    rates,
     webhooks,
     webhookSecrets: secrets,
     dispatcher,

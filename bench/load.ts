@@ -134,18 +134,20 @@ export async function compare(
   paths: { service: string; reference: string },
   spec: LoadSpec,
   shape: LoadShape & { rounds: number; warmup: LoadShape },
+  /** What the reference is sent, when it differs (two kinds of request to the same service). */
+  referenceSpec: LoadSpec = spec,
 ): Promise<Comparison> {
   await loadOnce(target.service, paths.service, spec, shape.warmup);
-  await loadOnce(target.reference, paths.reference, spec, shape.warmup);
+  await loadOnce(target.reference, paths.reference, referenceSpec, shape.warmup);
   const rounds: Comparison['rounds'] = [];
   for (let i = 0; i < shape.rounds; i++) {
     let ours: RoundResult;
     let reference: RoundResult;
     if (i % 2 === 0) {
       ours = await loadOnce(target.service, paths.service, spec, shape);
-      reference = await loadOnce(target.reference, paths.reference, spec, shape);
+      reference = await loadOnce(target.reference, paths.reference, referenceSpec, shape);
     } else {
-      reference = await loadOnce(target.reference, paths.reference, spec, shape);
+      reference = await loadOnce(target.reference, paths.reference, referenceSpec, shape);
       ours = await loadOnce(target.service, paths.service, spec, shape);
     }
     rounds.push({ ours, reference });

@@ -20,6 +20,7 @@ import { listScaleTable, measureListScale } from './list-scale.ts';
 import { boundsTable, measureBounds } from './bounds.ts';
 import { postgresRows } from './postgres-rows.ts';
 import { createRequests, POOLED_NETWORKS } from './signed-create.ts';
+import { fiatCreateRow } from './fiat-create.ts';
 
 type Shape = LoadShape & { rounds: number; warmup: LoadShape };
 
@@ -148,6 +149,8 @@ async function main(): Promise<void> {
     // A burst of creates on one network, as a new user's first try: default settings (the default
     // address pool), 16 connections, far more creates than the pool holds.
     rows.push(await oneNetworkBurst(reference, nodeFlags));
+    // Fiat prices cost a read of the rate book, never a call to a source.
+    rows.push(await fiatCreateRow(nodeFlags, log));
 
     const large = await seedPayments(dataDir, LARGE_TABLE);
     log(`bench: seeded ${large.inserted} more payments (${large.totalPayments} in all) in ${large.ms.toFixed(0)} ms`);

@@ -183,6 +183,8 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
           invoice: `order-${n}`,
           createdAt,
           updatedAt: createdAt + 600_000,
+          price: null,
+          rate: null,
         };
         insertAddress.run(network.name, addressTo, destTag, payment.id);
         store.insert(payment);

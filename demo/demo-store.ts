@@ -3,7 +3,7 @@
  * client over HTTP, exactly as a merchant's backend would make it; the keys stay on this server.
  */
 import { randomBytes } from 'node:crypto';
-import type { AssetBalance, AssetInfo, MerchantClient, Payment, PaymentStatus, Withdrawal } from '../client/index.ts';
+import { type AssetBalance, type AssetInfo, CheckoutApiError, type MerchantClient, type Payment, type PaymentStatus, type Withdrawal } from '../client/index.ts';
 import { findProduct, isPriced, orderInvoice, priceIn, PRODUCTS, type Product } from './catalogue.ts';
 import { orderOf, type Order } from './fulfilment.ts';
 import type { PayerSimulator, SimulatedPayment } from './payer-simulator.ts';
@@ -64,14 +64,18 @@ export function createDemoStore(deps: { client: () => MerchantClient; simulator:
       const asset = assets.find((a) => `${a.short}:${a.network}` === assetKey);
       if (!asset) throw new StoreError(400, 'Choose how to pay', 'Pick one of the listed coins to pay with.');
       const invoice = orderInvoice(product, randomBytes(4).toString('hex').toUpperCase());
-      return call((client) =>
-        client.createPayment({
-          amount: priceIn(product, asset),
-          asset: { short: asset.short, network: asset.network },
-          invoice,
-          checkoutUrl: deps.returnUrl(invoice),
-        }),
-      );
+      const order = { asset: { short: asset.short, network: asset.network }, invoice, checkoutUrl: deps.returnUrl(invoice) };
+      return call(async (client) => {
+        // Priced in dollars: the service converts at the market rate and locks it. Offline (the
+        // simulated networks need no internet, the rate sources do) no source answers, and the
+        // store falls back to its own fixed demo rates, priced in the asset; the order page says so.
+        try {
+          return await client.createPayment({ ...order, price: { amount: product.priceUsd, currency: 'USD' } });
+        } catch (err) {
+          if (!(err instanceof CheckoutApiError && (err.code === 'rates-unavailable' || err.code === 'unsupported-currency'))) throw err;
+          return client.createPayment({ ...order, amount: priceIn(product, asset) });
+        }
+      });
     },
 
     /** The order behind a payment, as its server-side record says now. */

@@ -28,11 +28,21 @@ export interface Order {
   checkedAt: string;
 }
 
+/**
+ * What the store must have received for the product: a payment priced in dollars at the product's
+ * price is owed its own locked amount; one priced in the asset (the offline fallback), the amount at
+ * the store's fixed demo rate.
+ */
+function expectedAmount(product: Product, payment: Payment): string | undefined {
+  if (payment.price) return payment.price.currency === 'USD' && covers(payment.price.amount, product.priceUsd) ? payment.amount : undefined;
+  return isPriced(payment.asset) ? priceIn(product, payment.asset) : undefined;
+}
+
 /** Decides the order's state from the server-side payment record. */
 export function orderState(product: Product, payment: Payment): OrderState {
   switch (payment.status) {
     case 'COMPLETE': {
-      const expected = isPriced(payment.asset) ? priceIn(product, payment.asset) : undefined;
+      const expected = expectedAmount(product, payment);
       if (expected !== undefined && covers(payment.amount, expected) && covers(payment.totalReceivedAmount, expected)) {
         return { kind: 'paid', label: 'Paid', message: `The payment is confirmed on the ${payment.asset.network} network. Your ${product.name} is being packed.` };
       }

@@ -2,7 +2,7 @@
  * @module What the payer reads, as plain strings: amounts, status lines, safe links and the QR
  * payload. Pure and DOM-free, so the widget and the payer page's server-side HTML say the same.
  */
-import type { CheckoutAsset, CheckoutTransaction, CheckoutView } from './checkout-view.ts';
+import type { CheckoutAsset, CheckoutPrice, CheckoutTransaction, CheckoutView } from './checkout-view.ts';
 import { directionOf, type Locale } from './i18n/locales.ts';
 import { formatDecimal, formatDurationWords, type Messages } from './i18n/messages.ts';
 
@@ -20,6 +20,26 @@ export function amountText(amount: string, asset: Pick<CheckoutAsset, 'short'>, 
   const text = `${formatDecimal(locale, trimAmount(amount))} ${asset.short}`;
   // Inside right-to-left text the amount keeps its own order ("12.5 BTC", not "BTC 12.5"): a
   // left-to-right isolate around it, invisible when copied or read aloud.
+  return directionOf(locale) === 'rtl' ? `\u2066${text}\u2069` : text;
+}
+
+/**
+ * A fiat price in the payer's locale and the currency's style ("19,99 €" in German, "$19.99" in
+ * English, "￥3,000" in Japanese). The decimal string goes to Intl as a string, which formats it
+ * exactly (never through a float), with the currency's usual digits or more if the price has them.
+ */
+export function priceText(price: CheckoutPrice, locale: Locale = 'en'): string {
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(price.amount) || !/^[A-Z]{3}$/.test(price.currency)) return `${price.amount} ${price.currency}`;
+  const usual = new Intl.NumberFormat(locale, { style: 'currency', currency: price.currency }).resolvedOptions();
+  const fraction = price.amount.split('.')[1]?.length ?? 0;
+  const format = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: price.currency,
+    numberingSystem: 'latn',
+    minimumFractionDigits: usual.minimumFractionDigits,
+    maximumFractionDigits: Math.max(usual.maximumFractionDigits ?? 0, fraction),
+  });
+  const text = format.format(price.amount as unknown as number);
   return directionOf(locale) === 'rtl' ? `\u2066${text}\u2069` : text;
 }
 

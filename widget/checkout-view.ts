@@ -28,6 +28,21 @@ export interface CheckoutTransaction {
   late: boolean;
 }
 
+/** The price the merchant set in a fiat currency (ISO 4217), which the asset amount pays. */
+export interface CheckoutPrice {
+  /** Decimal string, at most the currency's minor digits. */
+  amount: string;
+  currency: string;
+}
+
+/** The rate the asset amount was converted at, locked for the payment's life. */
+export interface CheckoutRate {
+  value: string;
+  currency: string;
+  sources: string[];
+  at: string;
+}
+
 /** The whole view; each update replaces it. Amounts are decimal strings and stay strings. */
 export interface CheckoutView {
   id: string;
@@ -49,6 +64,10 @@ export interface CheckoutView {
   transactions: CheckoutTransaction[];
   /** The asset's network is simulated: nothing real is paid on it (absent from older servers: false). */
   testNetwork?: boolean;
+  /** The fiat price, shown beside the asset amount; null on a payment priced in the asset. */
+  price: CheckoutPrice | null;
+  /** The rate that converted `price`; null with it. */
+  rate: CheckoutRate | null;
   /** The server's clock when the view was made; the countdown runs against it. */
   serverTime: string;
 }
@@ -100,6 +119,13 @@ export function parseCheckoutView(json: unknown): CheckoutView {
     const txn = item as Json;
     strings(txn, 'transactions[].', ['txnId', 'receivedAmount']);
     check(Number.isInteger(txn.confirmations) && isTime(txn.date) && typeof txn.late === 'boolean', 'transactions[]');
+  }
+  // A server from before fiat prices sends neither: the payment is priced in the asset.
+  view.price ??= null;
+  view.rate ??= null;
+  if (view.price !== null) {
+    check(isObject(view.price), 'price');
+    strings(view.price as Json, 'price.', ['amount', 'currency']);
   }
   return view as unknown as CheckoutView;
 }

@@ -1,6 +1,7 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   amountText,
+  priceText,
   droppedText,
   durationText,
   durationWords,
@@ -275,6 +276,7 @@ export class CryptoCheckout extends LitElement {
         <div class="amount-text">
           <span class="label">${isPartlyPaid(view) ? m.stillToPay : m.amountToPay}</span>
           <span class="amount-value" dir="ltr" data-length=${amountLength(shownDue)}>${shownDue} ${asset.short}</span>
+          ${view.price ? html`<span class="fiat-price" data-value="price">${priceText(view.price, m.locale)}</span>` : nothing}
           <span class="small">${m.assetOnNetwork(asset.name, network)}</span>
         </div>
         ${this.renderCopyButton('amount', due)}

@@ -185,6 +185,9 @@ export const styles = css`
   .amount-value[data-length='longer'] {
     font-size: 1rem;
   }
+  .fiat-price {
+    font-weight: 600;
+  }
 
   .qr {
     justify-self: center;

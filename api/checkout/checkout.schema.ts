@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AssetOutput, Timestamp } from '../http/common.schema.ts';
 import { PAYMENT_STATUSES } from '../payments/payment-status.ts';
+import { PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 
 /** Response of GET /v2/checkout/:id and the data of each `payment` server-sent event. */
 export const CheckoutOutput = z
@@ -29,6 +30,8 @@ export const CheckoutOutput = z
       description:
         "Extension: true when the asset's network is simulated (SIMULATOR on, no node for it). Its addresses look real but nothing sent to them is watched or counted; the payer page says \"Test network: no real funds move\".",
     }),
+    price: PriceOutput.nullable(),
+    rate: RateOutput.nullable(),
     serverTime: Timestamp.meta({ description: 'The server clock when this view was made, to run the countdown against.' }),
   })
   .meta({ id: 'Checkout' });

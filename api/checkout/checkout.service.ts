@@ -6,7 +6,7 @@ import { isTerminal } from '../payments/payment-status.ts';
 import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { Payment, PaymentTransaction } from '../payments/payment.store.ts';
-import { paymentFigures } from '../payments/payment.view.ts';
+import { paymentFigures, rateOutput } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { NotFound } from '../shared/errors.ts';
 import { storedId } from '../shared/ids.ts';
@@ -78,6 +78,8 @@ export function createCheckoutService(deps: {
         late: t.late,
       })),
       testNetwork: isSimulated(figures.asset.network),
+      price: payment.price,
+      rate: rateOutput(payment.rate),
     };
     const rendered: RenderedView = {
       body: Object.freeze(body),

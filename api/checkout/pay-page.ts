@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import {
   amountText,
+  priceText,
   httpUrl,
   isPartlyPaid,
   networkName,
@@ -161,7 +162,7 @@ function payable(view: CheckoutView, m: Messages): string {
   const facts = [
     fact(
       isPartlyPaid(view) ? m.stillToPay : m.amountToPay,
-      `<strong dir="ltr">${escapeHtml(amountText(view.amountDue, view.asset, m.locale))}</strong> <span class="pay-small">${escapeHtml(m.assetOnNetwork(view.asset.name, network))}</span>`,
+      `<strong dir="ltr">${escapeHtml(amountText(view.amountDue, view.asset, m.locale))}</strong>${view.price ? ` <span class="pay-price" data-value="price">${escapeHtml(priceText(view.price, m.locale))}</span>` : ''} <span class="pay-small">${escapeHtml(m.assetOnNetwork(view.asset.name, network))}</span>`,
     ),
     fact(m.addressOn(network), `<code dir="ltr">${escapeHtml(view.addressTo)}</code>`),
   ];

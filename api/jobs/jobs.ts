@@ -1,8 +1,8 @@
 /**
  * @module Every background loop of a running service starts here: following each node's chain,
- * expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks, Ethereum sweeps,
- * housekeeping (expired idempotency records, ended rate-limit windows) and address pool refills.
- * Each shared job runs in one process at a time, whichever holds its
+ * expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks, Ethereum sweeps, rate
+ * refreshes, housekeeping (expired idempotency records, ended rate-limit windows) and address pool
+ * refills. Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
  */
@@ -30,6 +30,7 @@ export interface JobServices {
   dispatcher: { start(): () => Promise<unknown> };
   /** Each network on a node: following it is one of the background loops. */
   followers: ReadonlyMap<string, { follow(): void; close(): void }>;
+  rateBook: { startRefreshing(): () => Promise<void> };
 }
 
 const SWEEP_MS = 1_000;
@@ -110,9 +111,12 @@ export function startJobs(services: JobServices): () => Promise<void> {
   for (const follower of services.followers.values()) follower.follow();
   // Every instance delivers webhooks; each endpoint is claimed by one instance at a time.
   const stopDispatcher = services.dispatcher.start();
+  // Every instance keeps its own rate book fresh (no lease: any instance's quotes will do).
+  const stopRates = services.rateBook.startRefreshing();
   return async () => {
     for (const timer of timers) clearInterval(timer);
     for (const follower of services.followers.values()) follower.close();
+    await stopRates();
     await stopDispatcher();
     for (const name of held) await uow.stores.leases.release(name, holder).catch(() => {});
   };

@@ -5,6 +5,7 @@
 import { parseCollecting } from '../http/validate.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
+import type { FieldError } from '../shared/errors.ts';
 import { CreatePaymentInput } from './payment.schema.ts';
 
 /** A create request as the use case takes it: the checked fields and the served asset they name. */
@@ -18,7 +19,16 @@ export interface CreatePaymentRequest {
  * places, an unserved pair) together, as one InvalidInput; else the typed request.
  */
 export function parseCreatePayment(registry: AssetRegistry, body: unknown): CreatePaymentRequest {
-  const { data, errors } = parseCollecting(CreatePaymentInput, body);
+  const parsed = parseCollecting(CreatePaymentInput, body);
+  const errors: FieldError[] = [...parsed.errors];
+  // Priced in the asset (amount) or in a fiat currency (price): exactly one of them.
+  const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const hasAmount = sent.amount !== undefined;
+  const hasPrice = sent.price !== undefined && sent.price !== null;
+  if (hasAmount && hasPrice) errors.push({ path: 'price', message: 'must not be sent with amount: price the payment in the asset (amount) or in a fiat currency (price), not both' });
+  if (!hasAmount && !hasPrice && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    errors.unshift({ path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' });
+  }
   const asset = resolveRequestAsset(registry, body, errors);
-  return { input: data!, asset };
+  return { input: parsed.data!, asset };
 }

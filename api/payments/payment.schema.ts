@@ -2,12 +2,14 @@
 import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
 import { httpUrl, text } from '../http/validate.ts';
+import { PriceInput, PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 import { PAYMENT_STATUSES } from './payment-status.ts';
 
 /** Body of POST /v2/payment. */
 export const CreatePaymentInput = z
   .strictObject({
-    amount: AmountInput,
+    amount: AmountInput.optional().meta({ description: 'Decimal amount of the asset in a string, at most its `decimals` fractional digits. Required unless `price` is given; never with it.', examples: ['0.015'] }),
+    price: PriceInput.nullish(),
     asset: AssetInput,
     customer: Customer.nullish(),
     invoice: text(200).nullish().meta({ description: 'The merchant\'s own reference, up to 200 characters.' }),
@@ -77,6 +79,8 @@ export const PaymentOutput = z
     amountDue: z.string().meta({ description: 'Extension: what is still to pay, never below zero.' }),
     destTag: z.string().nullable().meta({ description: 'Extension: destination tag the payer must set (XRP), else null.' }),
     paymentUri: z.string().meta({ description: 'Extension: the wallet URI the QR code encodes (BIP21, EIP-681, ...).' }),
+    price: PriceOutput.nullable(),
+    rate: RateOutput.nullable(),
   })
   .meta({ id: 'Payment' });
 /** The payment record as the API returns it. */

@@ -1,19 +1,20 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
-import { NotFound } from '../shared/errors.ts';
+import { invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AddressPool } from '../networks/address-pool.ts';
-import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
+import type { RateService } from '../rates/rates.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
-import { formatAmount } from '../shared/money.ts';
+import { formatAmount, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput } from './payment.schema.ts';
-import type { NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
+import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
@@ -27,6 +28,8 @@ export interface PaymentServiceDeps {
   clock: Clock;
   publicUrl: string;
   paymentTimeoutSeconds: number;
+  /** Converts fiat prices; a payment priced in the asset never calls it. */
+  rates: Pick<RateService, 'priceInAsset'>;
 }
 
 /** Creates the payment use cases. */
@@ -96,16 +99,27 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return new NotFound('payment-not-found', `No payment with id "${id}" exists for this merchant.`);
   }
 
+  // A fiat price converted at the current rate (with the spread, rounded up): the amount and the
+  // rate are stored with the payment and never change afterwards.
+  async function priceInAsset(price: FiatPrice, asset: Asset): Promise<{ amount: string; price: FiatPrice; rate: LockedRate }> {
+    const converted = await deps.rates.priceInAsset(price, asset);
+    if (parseAmount(converted.amount).gt(MAX_AMOUNT)) {
+      throw invalidFields([{ path: 'price.amount', message: `converts to ${converted.amount} ${asset.short}, more than the largest payment amount (1000000000)` }]);
+    }
+    return { amount: converted.amount, price: { amount: price.amount, currency: price.currency }, rate: converted.rate };
+  }
+
   return {
     /** Creates a payment with a fresh receiving address; all or nothing, settled once committed. */
     async create(merchant: Merchant, { input, asset }: CreatePaymentRequest): Promise<PaymentOutput> {
+      const { amount, price, rate } = input.price ? await priceInAsset(input.price, asset) : { amount: formatAmount(input.amount!, asset.decimals), price: null, rate: null };
       const now = clock();
       const timeout = input.timeout ?? deps.paymentTimeoutSeconds;
       const fields: Omit<NewPayment, 'addressTo' | 'destTag'> = {
         id: newId(),
         merchantId: merchant.id,
         assetId: asset.id,
-        amount: formatAmount(input.amount, asset.decimals),
+        amount,
         confirmsNeeded: registry.network(asset.network).confirmationsNeeded,
         timeout,
         expiresAt: now + timeout * 1000,
@@ -115,6 +129,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         invoice: input.invoice ?? null,
         createdAt: now,
         updatedAt: now,
+        price,
+        rate,
       };
       const payment = await uow.grouped((stores) => insertWithAddress(stores, fields, asset.network));
       void addressPool.afterClaim();

@@ -21,8 +21,28 @@ export interface Payment {
   invoice: string | null;
   createdAt: number;
   updatedAt: number;
+  /** The fiat price the merchant set (contract section 16), or null on a payment priced in the asset. */
+  price: FiatPrice | null;
+  /** The rate `amount` was converted at, locked for the payment's life; null with `price`. */
+  rate: LockedRate | null;
   /** Moves with every change to the payment or its transactions (database triggers). */
   version: number;
+}
+
+/** A price in a fiat currency, as the merchant sent it. */
+export interface FiatPrice {
+  amount: string;
+  currency: string;
+}
+
+/** The rate a fiat-priced payment was converted at. */
+export interface LockedRate {
+  /** Currency units per one asset unit, the median before any spread. */
+  value: string;
+  currency: string;
+  sources: string[];
+  /** Epoch ms of the oldest quote used. */
+  at: number;
 }
 
 /** A payment about to be stored (its version starts at 1). */
@@ -62,6 +82,11 @@ interface PaymentRow extends CustomerColumns {
   invoice: string | null;
   created_at: number;
   updated_at: number;
+  price_amount: string | null;
+  price_currency: string | null;
+  rate_value: string | null;
+  rate_sources: string | null;
+  rate_at: number | string | null;
   version: number;
 }
 
@@ -102,6 +127,11 @@ function toPayment(row: PaymentRow): Payment {
     invoice: row.invoice,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    price: row.price_amount === null || row.price_currency === null ? null : { amount: row.price_amount, currency: row.price_currency },
+    rate:
+      row.rate_value === null || row.price_currency === null
+        ? null
+        : { value: row.rate_value, currency: row.price_currency, sources: (row.rate_sources ?? '').split(',').filter(Boolean), at: Number(row.rate_at) },
     version: row.version,
   };
 }
@@ -126,9 +156,11 @@ function toTransaction(row: TransactionRow): PaymentTransaction {
 }
 
 const INSERT = `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
-     checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at)
+     checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at,
+     price_amount, price_currency, rate_value, rate_sources, rate_at)
    VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
-     @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt)`;
+     @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt,
+     @priceAmount, @priceCurrency, @rateValue, @rateSources, @rateAt)`;
 const INSERT_TRANSACTION = `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
    VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt) RETURNING *`;
 
@@ -138,8 +170,16 @@ export class PaymentStore {
 
   /** Stores a new payment. */
   async insert(payment: NewPayment): Promise<void> {
-    const { customer, ...fields } = payment;
-    await this.sql.run(INSERT, { ...fields, ...customerColumns(customer) });
+    const { customer, price, rate, ...fields } = payment;
+    await this.sql.run(INSERT, {
+      ...fields,
+      ...customerColumns(customer),
+      priceAmount: price?.amount ?? null,
+      priceCurrency: price?.currency ?? null,
+      rateValue: rate?.value ?? null,
+      rateSources: rate ? rate.sources.join(',') : null,
+      rateAt: rate?.at ?? null,
+    });
   }
 
   /** Payments by id, in no particular order; unknown ids are left out. */

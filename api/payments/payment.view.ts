@@ -6,7 +6,7 @@ import { isoTime } from '../shared/clock.ts';
 import { formatAmount, parseAmount, sumAmounts } from '../shared/money.ts';
 import type { PaymentOutput } from './payment.schema.ts';
 import { amountDue, effectiveStatus } from './payment-status.ts';
-import type { Payment, PaymentTransaction } from './payment.store.ts';
+import type { LockedRate, Payment, PaymentTransaction } from './payment.store.ts';
 
 /** The parts of a payment every view derives: money figures, status and the wallet URI. */
 export function paymentFigures(registry: AssetRegistry, payment: Payment, transactions: readonly PaymentTransaction[], now: number) {
@@ -71,5 +71,12 @@ export function toPaymentOutput(
     amountDue: figures.amountDue,
     destTag: payment.destTag,
     paymentUri: figures.paymentUri,
+    price: payment.price,
+    rate: rateOutput(payment.rate),
   };
+}
+
+/** A locked rate as records show it (its time in ISO 8601), or null on a payment priced in the asset. */
+export function rateOutput(rate: LockedRate | null): PaymentOutput['rate'] {
+  return rate && { value: rate.value, currency: rate.currency, sources: rate.sources, at: isoTime(rate.at) };
 }

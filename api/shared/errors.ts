@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'unsupported-media-type'
   | 'payload-too-large'
   | 'unsupported-asset'
+  | 'unsupported-currency'
+  | 'rates-unavailable'
   | 'missing-api-key'
   | 'invalid-api-key'
   | 'missing-signature'

@@ -88,6 +88,7 @@ export function orderPage(frame: StoreFrame, order: Order, options: OrderPageOpt
     <dl class="facts">
       <div><dt>Product</dt><dd>${product.name} · ${usd(product.priceUsd)}</dd></div>
       <div><dt>To pay</dt><dd><strong>${trimAmount(payment.amount)} ${payment.asset.short}</strong> on ${networkName(payment.asset.network)}</dd></div>
+      <div><dt>Rate</dt><dd>${payment.rate ? `${usd(payment.rate.value)} per ${payment.asset.short} (${payment.rate.sources.join(', ')}), locked for this order` : 'No rate source was reachable, so the store priced this order in the coin at its fixed demo rate'}</dd></div>
       <div><dt>Received</dt><dd data-field="received">${trimAmount(payment.totalReceivedAmount)} ${payment.asset.short}</dd></div>
       <div><dt>Ordered</dt><dd><time datetime="${payment.createdAt}">${utcText(payment.createdAt)}</time></dd></div>
       <div><dt>Payment id</dt><dd><code>${payment.id}</code></dd></div>

@@ -9,7 +9,7 @@ const BTC = { short: 'BTC', network: 'bitcoin' };
 const XRP = { short: 'XRP', network: 'ripple' };
 const CONTRACT_FIELDS = [
   'id', 'status', 'amount', 'amountDue', 'totalReceivedAmount', 'asset', 'addressTo', 'destTag', 'paymentUri', 'confirmsNeeded',
-  'timeout', 'expiresAt', 'createdAt', 'invoice', 'checkoutUrl', 'merchant', 'transactions', 'serverTime',
+  'timeout', 'expiresAt', 'createdAt', 'invoice', 'checkoutUrl', 'merchant', 'transactions', 'price', 'rate', 'serverTime',
   // Extension: the network is simulated (these tests run on the simulator).
   'testNetwork',
 ];
@@ -143,6 +143,8 @@ describe('GET /v2/checkout/:id', () => {
       merchant: { name: 'Checkout Shop', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' },
       transactions: [],
       testNetwork: true,
+      price: null,
+      rate: null,
       serverTime: '2026-11-21T10:15:30.123Z',
     });
     assert.equal(CheckoutOutput.safeParse(body).success, true);

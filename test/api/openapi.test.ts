@@ -32,6 +32,7 @@ const ENDPOINTS = [
   'GET /checkout/{id}/events',
   'GET /payment',
   'GET /payment/{id}',
+  'GET /rates',
   'GET /webhooks',
   'GET /webhooks/{id}/deliveries',
   'GET /withdrawal',
@@ -206,7 +207,8 @@ describe('the document', () => {
       const schema = doc.paths[path]!.post!.requestBody!.content['application/json']!.schema;
       return doc.components.schemas[(schema.$ref as string).split('/').at(-1)!]!;
     };
-    assert.deepEqual(requestSchema('/payment').required, ['amount', 'asset']);
+    assert.deepEqual(requestSchema('/payment').required, ['asset']);
+    assert.deepEqual(requestSchema('/payment').oneOf, [{ required: ['amount'] }, { required: ['price'] }], 'amount or price, never both');
     assert.deepEqual(requestSchema('/withdrawal').required, ['amount', 'asset', 'addressTo', 'invoice']);
     assert.equal(requestSchema('/payment').additionalProperties, false);
   });

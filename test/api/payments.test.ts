@@ -56,6 +56,8 @@ describe('creating a payment', () => {
       amountDue: '0.00150000',
       destTag: null,
       paymentUri: `bitcoin:${payment.addressTo}?amount=0.0015`,
+      price: null,
+      rate: null,
     });
   });
 
@@ -173,9 +175,9 @@ describe('refusing a bad payment', () => {
     );
   });
 
-  test('requires amount and asset', async () => {
+  test('requires amount (or price) and asset', async () => {
     await expectInvalid({}, [
-      { path: 'amount', message: 'is required' },
+      { path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' },
       { path: 'asset', message: 'is required' },
     ]);
   });

@@ -35,6 +35,8 @@ export interface TestServer {
   services: Services;
   clock: ManualClock;
   dataDir: string;
+  /** The key merchants' secret keys are sealed with (a restarted service over the same store needs it). */
+  serverKey: Buffer;
   /** `postgres` when the suite runs against PostgreSQL (TEST_DATABASE_URL), else `sqlite`. */
   store: 'sqlite' | 'postgres';
   /** Provisions a merchant with fresh keys. */
@@ -67,7 +69,8 @@ export async function startTestServer(
   };
   const clock = createManualClock(Date.now());
   const { db, database } = await openTestStore(dataDir);
-  const services = await createServices({ db, config: { ...config, databaseUrl: database?.url }, clock, logger: silentLogger(), serverKey: randomBytes(32) });
+  const serverKey = randomBytes(32);
+  const services = await createServices({ db, config: { ...config, databaseUrl: database?.url }, clock, logger: silentLogger(), serverKey });
   const app = createApp(services, options.eventTiming ? { eventTiming: options.eventTiming } : {});
   server.on('request', app);
   return {
@@ -76,6 +79,7 @@ export async function startTestServer(
     services,
     clock,
     dataDir,
+    serverKey,
     store: db.dialect.name,
     createMerchant: (name = 'Test Shop') =>
       services.merchants.create(parseOrThrow(CreateMerchantInput, { name, email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' })),

@@ -37,6 +37,8 @@ export function openView(overrides: Partial<CheckoutView> = {}): CheckoutView {
     merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: null },
     transactions: [],
     testNetwork: false,
+    price: null,
+    rate: null,
     serverTime: SERVER_NOW,
     ...overrides,
   };

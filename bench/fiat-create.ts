@@ -1,0 +1,54 @@
+/**
+ * The bench row "a fiat-priced create ÷ an asset-priced create": the same service, the same signed
+ * creates, one priced with `price` in USD (converted through the rate book, which loopback stand-ins
+ * of Coinbase, Kraken and Bitstamp feed) and one with `amount`. Target 0.9: a fiat price costs a
+ * read of the book and a BigInt division, never a call to a source.
+ */
+import fs from 'node:fs';
+import { freePort } from '../test/helpers/server-process.ts';
+import { rateEnv, startSourceServer } from '../test/helpers/rate-source-servers.ts';
+import { compare, type LoadShape } from './load.ts';
+import { waitForFullPool } from './pool-fill.ts';
+import { type NodeFlags, startService } from './processes.ts';
+import type { Row } from './report.ts';
+import { demoKeys, prepareDataDir } from './scenario.ts';
+import { createRequests, POOLED_NETWORKS, signedRequest } from './signed-create.ts';
+
+const SHAPE: LoadShape & { rounds: number; warmup: LoadShape } = { connections: 10, seconds: 0, amount: 400, rounds: 3, warmup: { connections: 10, seconds: 0, amount: 500 } };
+// Both kinds of create draw on the pools (four of five networks are pooled): sized so no refill runs.
+const POOL_SIZE = Math.ceil((2 * (SHAPE.warmup.amount! + SHAPE.rounds * SHAPE.amount!)) / 5) + 200;
+// US dollars per unit of each served ticker, slightly different per source so the median matters.
+const QUOTES = { BTC: 64000, LTC: 85, ETH: 3100, USDT: 0.9998, USDC: 1.0001, TRX: 0.25, XRP: 2.5 };
+
+/** Measures the row on a fresh service of its own. */
+export async function fiatCreateRow(nodeFlags: NodeFlags, log: (message: string) => void): Promise<Row> {
+  const sources = await Promise.all(
+    (['coinbase', 'kraken', 'bitstamp'] as const).map((name, i) =>
+      startSourceServer(name, Object.fromEntries(Object.entries(QUOTES).map(([short, usd]) => [`${short}/USD`, (usd * (1 + (i - 1) / 1000)).toFixed(6)]))),
+    ),
+  );
+  const port = await freePort();
+  const { dataDir } = await prepareDataDir(port, 0);
+  const service = await startService(dataDir, port, POOL_SIZE, nodeFlags, rateEnv(sources));
+  try {
+    await waitForFullPool(dataDir, POOLED_NETWORKS, POOL_SIZE, 180_000);
+    const keys = demoKeys(dataDir);
+    const assetPriced = createRequests(keys, keys.shopUrl);
+    // The same bodies with `price` (19.99 USD) in place of `amount`.
+    const fiatPriced = () => {
+      const { body } = assetPriced();
+      const { amount: _amount, ...rest } = JSON.parse(body) as Record<string, unknown>;
+      return signedRequest(keys.apiKey, keys.secretKey, JSON.stringify({ price: { amount: '19.99', currency: 'USD' }, ...rest }));
+    };
+    const spec = (perRequest: typeof fiatPriced) => ({ method: 'POST' as const, path: '/v2/payment', perRequest, expectStatus: 200 });
+    const label = 'POST /v2/payment priced in USD ÷ priced in the asset (same service)';
+    const started = performance.now();
+    const result = await compare({ service, reference: service }, { service: '/v2/payment', reference: '/v2/payment' }, spec(fiatPriced), SHAPE, spec(assetPriced));
+    log(`  ${label}: ${result.ours.toFixed(0)} vs ${result.reference.toFixed(0)} req/s (ratio ${result.ratio.toFixed(2)}), p99 ${result.p99.toFixed(2)} vs ${result.referenceP99.toFixed(2)} ms [${((performance.now() - started) / 1000).toFixed(1)} s]`);
+    return { label, result, target: 0.9 };
+  } finally {
+    await service.stop().catch(() => undefined);
+    for (const source of sources) await source.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The rate book against loopback stand-ins of Coinbase, Kraken, Bitstamp and CoinGecko speaking
+ * their documented formats: the median of the fresh quotes, sources that are down, slow, answer an
+ * HTML page with status 200, 403, zero or a negative price, quotes going stale on the injected
+ * clock, and a burst of asks sharing one fetch.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { loadConfig } from '../../api/config.ts';
+import { createRateBook, type RateBook } from '../../api/rates/rate-book.ts';
+import { RatesUnavailable, UnsupportedCurrency } from '../../api/rates/rate-errors.ts';
+import { createRateSources } from '../../api/rates/rate-sources.ts';
+import { createManualClock, type ManualClock } from '../../api/shared/clock.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
+import { rateEnv, type SourceName, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
+
+const TICKERS = ['BTC', 'ETH', 'USDT'];
+
+describe('the rate book', () => {
+  const servers = new Map<SourceName, SourceServer>();
+  let clock: ManualClock;
+  const source = (name: SourceName) => servers.get(name)!;
+
+  before(async () => {
+    for (const name of ['coinbase', 'kraken', 'bitstamp', 'coingecko'] as const) servers.set(name, await startSourceServer(name));
+  });
+  after(async () => {
+    for (const server of servers.values()) await server.close();
+  });
+  afterEach(() => {
+    for (const server of servers.values()) {
+      server.prices.clear();
+      server.fault = 'none';
+      server.requests.length = 0;
+    }
+  });
+
+  // A fresh book over the named stand-ins, configured as an operator would (RATE_SOURCES, RATE_SOURCE_<NAME>_URL).
+  function book(names: readonly SourceName[], env: Record<string, string> = {}): RateBook {
+    clock = createManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+    const { rates } = loadConfig(rateEnv(names.map(source), env));
+    return createRateBook({
+      sources: createRateSources(rates),
+      clock,
+      logger: silentLogger(),
+      maxAgeMs: rates.maxAgeSeconds * 1000,
+      refreshMs: rates.refreshSeconds * 1000,
+      timeoutMs: rates.timeoutMs,
+      tickers: () => TICKERS,
+    });
+  }
+  const at = Date.UTC(2026, 10, 21, 10, 0, 0);
+
+  test('takes the median of three sources, each read from its own format', async () => {
+    source('coinbase').prices.set('BTC/USD', '64000.10');
+    source('kraken').prices.set('BTC/USD', '63990.50000');
+    source('bitstamp').prices.set('BTC/USD', '64100');
+    const rates = book(['coinbase', 'kraken', 'bitstamp']);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '64000.1', currency: 'USD', sources: ['coinbase', 'kraken', 'bitstamp'], at });
+    assert.deepEqual(source('kraken').requests, ['/0/public/Ticker?pair=XBTUSD']);
+    assert.deepEqual(source('bitstamp').requests, ['/api/v2/ticker/btcusd/']);
+    assert.deepEqual(source('coinbase').requests, ['/v2/exchange-rates?currency=BTC']);
+  });
+
+  test('takes the mean of the middle two of two sources, and the one quote of one', async () => {
+    source('coinbase').prices.set('ETH/EUR', '3000.01');
+    source('kraken').prices.set('ETH/EUR', '3000.02');
+    const two = book(['coinbase', 'kraken', 'bitstamp']);
+    assert.deepEqual(await two.rate('ETH', 'EUR'), { value: '3000.015', currency: 'EUR', sources: ['coinbase', 'kraken'], at });
+    source('kraken').prices.clear();
+    const one = book(['coinbase', 'kraken', 'bitstamp']);
+    assert.deepEqual(await one.rate('ETH', 'EUR'), { value: '3000.01', currency: 'EUR', sources: ['coinbase'], at });
+  });
+
+  test('reads CoinGecko\'s JSON numbers from their text, digits a float would lose included', async () => {
+    source('coingecko').prices.set('BTC/USD', '64123.123456789012345678');
+    source('coingecko').prices.set('ETH/USD', '3.5e3');
+    const rates = book(['coingecko']);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '64123.123456789012345678', currency: 'USD', sources: ['coingecko'], at });
+    assert.deepEqual(await rates.rate('ETH', 'USD'), { value: '3500', currency: 'USD', sources: ['coingecko'], at });
+    // The first ask fetched BTC alone; ETH, a new pair, once more.
+    assert.deepEqual(source('coingecko').requests, ['/api/v3/simple/price?ids=bitcoin&vs_currencies=usd', '/api/v3/simple/price?ids=ethereum&vs_currencies=usd']);
+  });
+
+  test('skips a source that is down, one that answers an HTML page with status 200, and one that answers 403', async () => {
+    for (const name of ['coinbase', 'kraken', 'bitstamp', 'coingecko'] as const) source(name).prices.set('BTC/USD', name === 'coingecko' ? '64200' : '1');
+    source('coinbase').fault = 'down';
+    source('kraken').fault = 'html';
+    source('bitstamp').fault = 'forbidden';
+    const rates = book(['coinbase', 'kraken', 'bitstamp', 'coingecko']);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '64200', currency: 'USD', sources: ['coingecko'], at });
+    assert.deepEqual(
+      rates.health().map(({ name, status, error }) => ({ name, status, error })),
+      [
+        { name: 'coinbase', status: 'failing', error: `BTC/USD: unreachable (other side closed)` },
+        { name: 'kraken', status: 'failing', error: 'BTC/USD: answered with status 200 but not JSON (starts "<html><head><title>Service Unavailable</")' },
+        { name: 'bitstamp', status: 'failing', error: 'BTC/USD: answered HTTP 403' },
+        { name: 'coingecko', status: 'ok', error: null },
+      ],
+    );
+  });
+
+  test('skips a price of zero and a negative one', async () => {
+    source('coinbase').prices.set('BTC/USD', '0');
+    source('kraken').prices.set('BTC/USD', '-64000.00000');
+    source('bitstamp').prices.set('BTC/USD', '64000');
+    source('coingecko').prices.set('BTC/USD', '-1');
+    const rates = book(['coinbase', 'kraken', 'bitstamp', 'coingecko']);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '64000', currency: 'USD', sources: ['bitstamp'], at });
+    assert.deepEqual(
+      rates.health().map(({ name, error }) => ({ name, error })),
+      [
+        { name: 'coinbase', error: 'BTC/USD: price "0" is not positive' },
+        { name: 'kraken', error: 'BTC/USD: price "-64000.00000" is not positive' },
+        { name: 'bitstamp', error: null },
+        { name: 'coingecko', error: 'BTC/USD: price -1 is not positive' },
+      ],
+    );
+  });
+
+  test('converts stablecoins from their own quotes, never assuming 1.00', async () => {
+    source('coinbase').prices.set('USDT/USD', '0.99980000');
+    source('kraken').prices.set('USDT/USD', '0.99970');
+    source('bitstamp').prices.set('USDT/USD', '1.00010');
+    const rates = book(['coinbase', 'kraken', 'bitstamp']);
+    assert.deepEqual(await rates.rate('USDT', 'USD'), { value: '0.9998', currency: 'USD', sources: ['coinbase', 'kraken', 'bitstamp'], at });
+    assert.deepEqual(source('kraken').requests, ['/0/public/Ticker?pair=USDTUSD']);
+  });
+
+  test('a burst of asks for a new pair makes one request per source, and later asks none', async () => {
+    source('coinbase').prices.set('BTC/JPY', '9500000');
+    source('kraken').prices.set('BTC/JPY', '9500100');
+    const rates = book(['coinbase', 'kraken']);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => rates.rate('BTC', 'JPY')));
+    assert.equal(new Set(answers.map((a) => a.value)).size, 1);
+    assert.equal(answers[0]!.value, '9500050');
+    await rates.rate('BTC', 'JPY');
+    assert.deepEqual(source('coinbase').requests, ['/v2/exchange-rates?currency=BTC']);
+    assert.deepEqual(source('kraken').requests, ['/0/public/Ticker?pair=XBTJPY']);
+  });
+
+  test('stops using quotes older than RATE_MAX_AGE_SECONDS, and a refresh brings the moved price in', async () => {
+    source('coinbase').prices.set('BTC/USD', '64000');
+    const rates = book(['coinbase'], { RATE_MAX_AGE_SECONDS: '120' });
+    assert.equal((await rates.rate('BTC', 'USD')).value, '64000');
+    clock.advance(120_000);
+    assert.equal((await rates.rate('BTC', 'USD')).value, '64000', 'exactly the maximum age is still fresh');
+    clock.advance(1);
+    await assert.rejects(rates.rate('BTC', 'USD'), (err: unknown) => err instanceof RatesUnavailable && err.retryAfterSeconds === 60);
+    source('coinbase').prices.set('BTC/USD', '65000');
+    await rates.refresh();
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '65000', currency: 'USD', sources: ['coinbase'], at: at + 120_001 });
+    // The refresh asked for every served ticker in the currency in use: one request per asset on Coinbase.
+    assert.deepEqual(source('coinbase').requests.toSorted(), ['/v2/exchange-rates?currency=BTC', '/v2/exchange-rates?currency=BTC', '/v2/exchange-rates?currency=ETH', '/v2/exchange-rates?currency=USDT']);
+  });
+
+  test('with no fresh quote from any source, says rates-unavailable naming the currency, the asset and when to retry', async () => {
+    source('coinbase').fault = 'forbidden';
+    source('kraken').fault = 'html';
+    const rates = book(['coinbase', 'kraken'], { RATE_REFRESH_SECONDS: '30' });
+    await assert.rejects(rates.rate('BTC', 'EUR'), {
+      name: 'RatesUnavailable',
+      message:
+        'No fresh EUR rate for BTC: none of the rate sources (coinbase, kraken) gave a usable quote recently. Try again in 30 seconds; nothing was created. Payments priced in BTC itself keep working.',
+      retryAfterSeconds: 30,
+    });
+    // Asked once: the next asks wait for the background refresh instead of fetching per request.
+    await assert.rejects(rates.rate('BTC', 'EUR'), RatesUnavailable);
+    assert.equal(source('coinbase').requests.length, 1);
+  });
+
+  test('a currency every source answers for but none quotes for the asset is unsupported-currency', async () => {
+    source('coinbase').prices.set('BTC/USD', '64000');
+    source('kraken').prices.set('BTC/USD', '64000');
+    const rates = book(['coinbase', 'kraken']);
+    await assert.rejects(rates.rate('BTC', 'MNT'), (err: unknown) => err instanceof UnsupportedCurrency && err.message === 'No rate source quotes BTC in MNT. Price this payment in another currency, or in BTC itself.');
+    // One source down means nobody can tell: unavailable, not unsupported.
+    source('kraken').fault = 'down';
+    const partly = book(['coinbase', 'kraken']);
+    await assert.rejects(partly.rate('BTC', 'MNT'), RatesUnavailable);
+  });
+
+  test('JPY quotes, whose currency has no minor digits, are used as they come', async () => {
+    source('bitstamp').prices.set('ETH/JPY', '450000');
+    const rates = book(['bitstamp']);
+    assert.deepEqual(await rates.rate('ETH', 'JPY'), { value: '450000', currency: 'JPY', sources: ['bitstamp'], at });
+  });
+
+  test('a slow source is cut off after 3 s and the others still serve', async () => {
+    source('coinbase').fault = 'slow';
+    source('kraken').prices.set('BTC/USD', '64000');
+    const rates = book(['coinbase', 'kraken']);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '64000', currency: 'USD', sources: ['kraken'], at });
+    assert.deepEqual(
+      rates.health().map(({ name, status, error }) => ({ name, status, error })),
+      [
+        { name: 'coinbase', status: 'failing', error: 'BTC/USD: no answer within the time allowed' },
+        { name: 'kraken', status: 'ok', error: null },
+      ],
+    );
+  });
+});
