@@ -84,6 +84,7 @@ test('says once per network, at start-up and on /health, that nothing serves it'
   assert.deepEqual(await (await fetch(`${server.url}/health`)).json(), {
     status: 'ok',
     networks: { bitcoin: unserved, litecoin: unserved, ethereum: unserved, tron: unserved, ripple: unserved },
+    rateSources: Object.fromEntries(['bitstamp', 'coinbase', 'kraken'].map((name) => [name, { status: 'unused', lastSuccessAt: null, error: null }])),
   });
 });
 
