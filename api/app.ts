@@ -57,8 +57,31 @@ export interface AppOptions {
   mounts?: Array<[string, Router]>;
 }
 
+/**
+ * What the HTTP surface routes to: the use cases and the few facts it reports (health), nothing of
+ * the wiring behind them. `Services` has all of it; tests may pass their own.
+ */
+export type AppServices = Pick<
+  Services,
+  | 'config'
+  | 'logger'
+  | 'merchants'
+  | 'rateLimiter'
+  | 'idempotency'
+  | 'checkout'
+  | 'simulator'
+  | 'payments'
+  | 'withdrawals'
+  | 'balance'
+  | 'webhooks'
+  | 'rates'
+  | 'registry'
+  | 'sources'
+  | 'followers'
+>;
+
 /** Builds the Express application. */
-export function createApp(services: Services, options: AppOptions = {}): express.Express {
+export function createApp(services: AppServices, options: AppOptions = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
