@@ -2,7 +2,7 @@
  * @module The hosted payer page's HTML. Everything a payer needs (amount, address, tag, QR,
  * status) is in the markup, so the page works with JavaScript off; the markup sits inside
  * `<crypto-checkout>` as light-DOM children, which the element shows until its live view is
- * ready. Every value from the payment (merchant name, invoice, URLs) is escaped here.
+ * ready. Every value is written through the `html` tag, which escapes whatever is not markup it made.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -23,6 +23,7 @@ import { qrSymbol } from '../../widget/qr-code.ts';
 import ENGLISH from '../../widget/i18n/locales/en.ts';
 import { directionOf, type Locale, LOCALE_NAMES, LOCALES } from '../../widget/i18n/locales.ts';
 import type { Messages } from '../../widget/i18n/messages.ts';
+import { html, type SafeHtml, trustedHtml } from '../http/html.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 
 /** Where the page's assets are served before a build names them (see createApp's static mounts). */
@@ -44,13 +45,6 @@ export const UNBUILT_ASSETS: PageAssets = { script: PAY_PAGE_ASSETS.script, loca
 
 /** Seconds between reloads of a page that is still waiting, for payers without JavaScript. */
 export const NO_SCRIPT_REFRESH_SECONDS = 30;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
-}
 
 /**
  * The page's style sheet, written into the page (a linked one holds up the first paint by a round
@@ -100,21 +94,19 @@ export interface PageLanguage {
   paymentId?: string;
 }
 
-function languageMenu(locale: Locale, m: Messages, paymentId: string): string {
-  const options = LOCALES.map(
-    (tag) => `<option value="${tag}" lang="${tag}"${tag === locale ? ' selected' : ''}>${escapeHtml(LOCALE_NAMES[tag])}</option>`,
-  ).join('');
-  return `<form class="pay-language" method="get" action="/pay"><input type="hidden" name="id" value="${escapeHtml(paymentId)}"><label for="pay-language">${escapeHtml(m.language)}</label> <select id="pay-language" name="lang">${options}</select> <button type="submit">${escapeHtml(m.changeLanguage)}</button></form>`;
+function languageMenu(locale: Locale, m: Messages, paymentId: string): SafeHtml {
+  const options = LOCALES.map((tag) => html`<option value="${tag}" lang="${tag}"${tag === locale ? html` selected` : ''}>${LOCALE_NAMES[tag]}</option>`);
+  return html`<form class="pay-language" method="get" action="/pay"><input type="hidden" name="id" value="${paymentId}"><label for="pay-language">${m.language}</label> <select id="pay-language" name="lang">${options}</select> <button type="submit">${m.changeLanguage}</button></form>`;
 }
 
-function page(options: { title: string; body: string; refresh: boolean; scripts: boolean; assets: PageAssets; language: PageLanguage }): string {
+function page(options: { title: string; body: SafeHtml; refresh: boolean; scripts: boolean; assets: PageAssets; language: PageLanguage }): string {
   const { messages: m } = options.language;
   const locale = m.locale;
   const { styles, script } = options.assets;
   const chunk = options.assets.localeChunks[locale];
-  const preload = options.scripts && chunk ? `<link rel="modulepreload" href="${chunk}">\n` : '';
+  const preload = options.scripts && chunk ? html`<link rel="modulepreload" href="${chunk}">\n` : '';
   const menu = options.language.paymentId === undefined ? '' : languageMenu(locale, m, options.language.paymentId);
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="${locale}" dir="${directionOf(locale)}">
 <head>
 <meta charset="utf-8">
@@ -122,9 +114,9 @@ function page(options: { title: string; body: string; refresh: boolean; scripts:
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(options.title)}</title>
-${styles ? `<style>${styles.css}</style>` : `<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
-${options.scripts ? `<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n${preload}<script type="module" src="${script}"></script>\n` : ''}${options.refresh ? `<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
+<title>${options.title}</title>
+${styles ? html`<style>${trustedHtml(styles.css)}</style>` : html`<link rel="stylesheet" href="${PAY_PAGE_ASSETS.styles}">`}
+${options.scripts ? html`<script type="module" src="${PAY_PAGE_ASSETS.widget}"></script>\n${preload}<script type="module" src="${script}"></script>\n` : ''}${options.refresh ? html`<noscript><meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}"></noscript>\n` : ''}</head>
 <body>
 <main class="page">
 ${options.body}
@@ -132,7 +124,7 @@ ${menu}
 </main>
 </body>
 </html>
-`;
+`.toString();
 }
 
 /** A time as the locale writes it, in UTC ("22 nov. 2026, 03:53 UTC"). */
@@ -141,53 +133,53 @@ function utcText(iso: string, locale: Locale): string {
   return `${format.format(new Date(iso))} UTC`;
 }
 
-function fact(label: string, valueHtml: string): string {
-  return `<div class="pay-fact"><dt>${escapeHtml(label)}</dt><dd>${valueHtml}</dd></div>`;
+function fact(label: string, value: SafeHtml): SafeHtml {
+  return html`<div class="pay-fact"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
 
-/** A message with a value kept left to right inside it (an address in Arabic text), escaped. */
-function isolated(message: (value: string) => string, value: string): string {
+/** A message with a value kept left to right inside it (an address in Arabic text). */
+function isolated(message: (value: string) => string, value: string): SafeHtml {
   const [before = '', after = ''] = message('\u0000').split('\u0000');
-  return `${escapeHtml(before)}<bdi dir="ltr">${escapeHtml(value)}</bdi>${escapeHtml(after)}`;
+  return html`${before}<bdi dir="ltr">${value}</bdi>${after}`;
 }
 
-function qrFigure(view: CheckoutView, m: Messages): string {
+function qrFigure(view: CheckoutView, m: Messages): SafeHtml {
   const qr = qrSymbol(qrPayload(view.paymentUri));
   const label = m.qrLabel(amountText(view.amountDue, view.asset, m.locale));
-  return `<figure class="pay-qr"><svg role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges"><path fill="#000000" d="${qr.path}"/></svg></figure>`;
+  return html`<figure class="pay-qr"><svg role="img" aria-label="${label}" viewBox="0 0 ${qr.size} ${qr.size}" shape-rendering="crispEdges"><path fill="#000000" d="${qr.path}"/></svg></figure>`;
 }
 
-function payable(view: CheckoutView, m: Messages): string {
+function payable(view: CheckoutView, m: Messages): SafeHtml {
   const network = networkName(view.asset.network);
   const facts = [
     fact(
       isPartlyPaid(view) ? m.stillToPay : m.amountToPay,
-      `<strong dir="ltr">${escapeHtml(amountText(view.amountDue, view.asset, m.locale))}</strong>${view.price ? ` <span class="pay-price" data-value="price">${escapeHtml(priceText(view.price, m.locale))}</span>` : ''} <span class="pay-small">${escapeHtml(m.assetOnNetwork(view.asset.name, network))}</span>`,
+      html`<strong dir="ltr">${amountText(view.amountDue, view.asset, m.locale)}</strong>${view.price ? html` <span class="pay-price" data-value="price">${priceText(view.price, m.locale)}</span>` : ''} <span class="pay-small">${m.assetOnNetwork(view.asset.name, network)}</span>`,
     ),
-    fact(m.addressOn(network), `<code dir="ltr">${escapeHtml(view.addressTo)}</code>`),
+    fact(m.addressOn(network), html`<code dir="ltr">${view.addressTo}</code>`),
   ];
   if (view.destTag !== null) {
-    facts.push(fact(m.destinationTagRequired, `<code dir="ltr">${escapeHtml(view.destTag)}</code> <span class="pay-small">${escapeHtml(m.destinationTagNote)}</span>`));
+    facts.push(fact(m.destinationTagRequired, html`<code dir="ltr">${view.destTag}</code> <span class="pay-small">${m.destinationTagNote}</span>`));
   }
-  facts.push(fact(m.payBefore, `<time datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(utcText(view.expiresAt, m.locale))}</time>`));
+  facts.push(fact(m.payBefore, html`<time datetime="${view.expiresAt}">${utcText(view.expiresAt, m.locale)}</time>`));
   const wallet = walletHref(view.paymentUri);
-  return `<dl class="pay-facts">${facts.join('')}</dl>
+  return html`<dl class="pay-facts">${facts}</dl>
 ${qrFigure(view, m)}
-${wallet ? `<p><a class="pay-button" href="${escapeHtml(wallet)}">${escapeHtml(m.openInWallet)}</a></p>` : ''}`;
+${wallet ? html`<p><a class="pay-button" href="${wallet}">${m.openInWallet}</a></p>` : ''}`;
 }
 
-function transactions(view: CheckoutView, m: Messages): string {
+function transactions(view: CheckoutView, m: Messages): SafeHtml | '' {
   if (view.transactions.length === 0) return '';
   const items = view.transactions.map((txn) => {
-    const late = txn.late ? ` <span class="pay-warning">${escapeHtml(m.arrivedAfterExpiry)}.</span>` : '';
-    return `<li><strong dir="ltr">${escapeHtml(amountText(txn.receivedAmount, view.asset, m.locale))}</strong> · ${escapeHtml(transactionProgress(txn, view.confirmsNeeded, m))} · <span class="pay-small">${escapeHtml(m.transaction)} <code dir="ltr" title="${escapeHtml(txn.txnId)}">${escapeHtml(shortTxnId(txn.txnId))}</code></span>${late}</li>`;
+    const late = txn.late ? html` <span class="pay-warning">${m.arrivedAfterExpiry}.</span>` : '';
+    return html`<li><strong dir="ltr">${amountText(txn.receivedAmount, view.asset, m.locale)}</strong> · ${transactionProgress(txn, view.confirmsNeeded, m)} · <span class="pay-small">${m.transaction} <code dir="ltr" title="${txn.txnId}">${shortTxnId(txn.txnId)}</code></span>${late}</li>`;
   });
-  return `<section class="pay-transactions" aria-labelledby="pay-transactions-title"><h3 id="pay-transactions-title">${escapeHtml(m.receivedHeading)}</h3><ul>${items.join('')}</ul></section>`;
+  return html`<section class="pay-transactions" aria-labelledby="pay-transactions-title"><h3 id="pay-transactions-title">${m.receivedHeading}</h3><ul>${items}</ul></section>`;
 }
 
-function merchantHeader(view: CheckoutView, m: Messages): string {
+function merchantHeader(view: CheckoutView, m: Messages): SafeHtml {
   const logo = httpUrl(view.merchant.logoUrl);
-  return `<header class="pay-merchant">${logo ? `<img class="pay-merchant-logo" src="${escapeHtml(logo)}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${escapeHtml(view.merchant.name)}</p>${view.invoice ? `<p class="pay-small">${isolated(m.invoice, view.invoice)}</p>` : ''}</div></header>`;
+  return html`<header class="pay-merchant">${logo ? html`<img class="pay-merchant-logo" src="${logo}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${view.merchant.name}</p>${view.invoice ? html`<p class="pay-small">${isolated(m.invoice, view.invoice)}</p>` : ''}</div></header>`;
 }
 
 /** The payer page for a payment, as the server sees it now, in the payer's language (English by default). */
@@ -196,16 +188,16 @@ export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBU
   const m = language.messages;
   const final = isFinalStatus(view.status);
   const back = final ? httpUrl(view.checkoutUrl) : undefined;
-  const body = `<h1 class="visually-hidden">${escapeHtml(m.paymentTo(view.merchant.name))}</h1>
-<crypto-checkout payment-id="${escapeHtml(view.id)}" lang="${m.locale}">
+  const body = html`<h1 class="visually-hidden">${m.paymentTo(view.merchant.name)}</h1>
+<crypto-checkout payment-id="${view.id}" lang="${m.locale}">
 <div class="pay" data-status="${view.status}">
 ${merchantHeader(view, m)}
-<div class="pay-status"><h2>${escapeHtml(statusTitle(view, m))}</h2><p>${escapeHtml(statusDetail(view, m))}</p></div>
-${view.testNetwork ? `<p class="pay-test-network">${escapeHtml(m.testNetwork)}</p>` : ''}
+<div class="pay-status"><h2>${statusTitle(view, m)}</h2><p>${statusDetail(view, m)}</p></div>
+${view.testNetwork ? html`<p class="pay-test-network">${m.testNetwork}</p>` : ''}
 ${view.status === 'OPEN' ? payable(view, m) : ''}
 ${transactions(view, m)}
-${back ? `<p><a class="pay-button" href="${escapeHtml(back)}">${escapeHtml(m.returnTo(view.merchant.name))}</a></p>` : ''}
-${final ? '' : `<noscript><p class="pay-small">${escapeHtml(m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS))}</p></noscript>`}
+${back ? html`<p><a class="pay-button" href="${back}">${m.returnTo(view.merchant.name)}</a></p>` : ''}
+${final ? '' : html`<noscript><p class="pay-small">${m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS)}</p></noscript>`}
 </div>
 </crypto-checkout>`;
   return page({
@@ -221,8 +213,8 @@ ${final ? '' : `<noscript><p class="pay-small">${escapeHtml(m.reloadsEvery(NO_SC
 /** The friendly page for an unknown or malformed payment id. */
 export function renderNotFoundPage(assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }): string {
   const m = language.messages;
-  const body = `<div class="pay" data-status="error">
-<div class="pay-status"><h1>${escapeHtml(m.notFoundTitle)}</h1><p>${escapeHtml(m.notFoundDetail)}</p></div>
+  const body = html`<div class="pay" data-status="error">
+<div class="pay-status"><h1>${m.notFoundTitle}</h1><p>${m.notFoundDetail}</p></div>
 </div>`;
   return page({ title: m.notFoundTitle, body, refresh: false, scripts: false, assets, language: { messages: m } });
 }

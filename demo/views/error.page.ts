@@ -1,5 +1,5 @@
 /** The page the store shows when something went wrong. */
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../api/http/html.ts';
 import type { StoreFrame } from './layout.ts';
 
 /** An error page's main content. */

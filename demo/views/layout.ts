@@ -1,5 +1,5 @@
 /** The page frame of every demo store page: head, skip link, header with navigation, footer. */
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../api/http/html.ts';
 
 /** What every page needs to know about the store around it. */
 export interface StoreFrame {

@@ -5,7 +5,7 @@
  */
 import type { Order } from '../fulfilment.ts';
 import type { Fulfilment } from '../store-webhooks.ts';
-import { html, httpHref, type SafeHtml } from '../html.ts';
+import { html, httpHref, type SafeHtml } from '../../api/http/html.ts';
 import { networkName, trimAmount, usd, utcText, utcTime } from './format.ts';
 import type { StoreFrame } from './layout.ts';
 

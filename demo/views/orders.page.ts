@@ -2,7 +2,7 @@
 import type { Payment, PaymentStatus, WebhookDelivery, Withdrawal } from '../../client/index.ts';
 import { productOfInvoice } from '../catalogue.ts';
 import { OVERVIEW_LIMIT, type Overview } from '../demo-store.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../api/http/html.ts';
 import { networkName, trimAmount, utcText } from './format.ts';
 import type { StoreFrame } from './layout.ts';
 import { payoutForm, type RefusedPayout } from './payout-form.ts';

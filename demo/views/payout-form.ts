@@ -1,7 +1,7 @@
 /** The store owner's payout form on the orders page, with the API's field errors next to it. */
 import Decimal from 'decimal.js';
 import type { AssetBalance } from '../../client/index.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../api/http/html.ts';
 import type { PayoutForm, PayoutResult } from '../payouts.ts';
 import { networkName, trimAmount } from './format.ts';
 import type { StoreFrame } from './layout.ts';

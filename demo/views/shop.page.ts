@@ -2,7 +2,7 @@
 import type { AssetInfo } from '../../client/index.ts';
 import { priceIn, type Product } from '../catalogue.ts';
 import type { Catalogue } from '../demo-store.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../api/http/html.ts';
 import { networkName, trimAmount, usd } from './format.ts';
 import type { StoreFrame } from './layout.ts';
 
