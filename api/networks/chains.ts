@@ -18,7 +18,7 @@ import { checkEthereumNode, createEthFollower } from './ethereum/eth-follower.ts
 import { createEthereumWallet, type EthereumWallet } from './ethereum/ethereum-wallet.ts';
 import { accountSigner, ensureHdAccounts, readMnemonic, rootKeyOf } from './hd-wallet.ts';
 import { createRpcClient, type RpcClient } from './json-rpc-client.ts';
-import type { ChainFollower, NetworkAdapter } from './network-adapter.ts';
+import type { ChainFollower, NetworkAdapter, NetworkPayouts } from './network-adapter.ts';
 import { networkSources, warnUnserved } from './network-sources.ts';
 
 /** What bringing up the chains needs. */
@@ -66,6 +66,7 @@ export async function bootstrapChains(options: ChainOptions) {
   const walletMnemonic = nodeNetworks.length > 0 ? readMnemonic(config.walletMnemonicFile) : undefined;
   const walletRoot = walletMnemonic === undefined ? undefined : rootKeyOf(walletMnemonic);
   const followers = new Map<string, ChainFollower>();
+  const payoutsOf = new Map<string, NetworkPayouts>();
   for (const network of nodeNetworks) {
     const node = config.nodes[network]!;
     const rpc = rpcs.get(network)!;
@@ -93,7 +94,8 @@ export async function bootstrapChains(options: ChainOptions) {
       noSignerReason,
       fallbackFeeRate: node.fallbackFeeRate,
     });
-    const follower = createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger, payouts });
+    const follower = createNodeFollower({ network, chain: node.chain, rpc, uow, asset: native, clock, logger, payoutAddress: payouts.payoutAddress });
+    payoutsOf.set(network, payouts);
     await follower.start();
     followers.set(network, follower);
   }
@@ -101,7 +103,8 @@ export async function bootstrapChains(options: ChainOptions) {
   let ethereum: EthereumWallet | undefined;
   if (ethereumRpc) {
     ethereum = await createEthereumWallet({ rpc: ethereumRpc, uow, registry, clock, logger, chainId: config.ethereum!.chainId, mnemonicFile: config.walletMnemonicFile, stuckMs: config.ethereum!.stuckSeconds * 1000 });
-    const follower = createEthFollower({ rpc: ethereumRpc, uow, native: ethereum.native, tokens: ethereum.tokens, clock, logger, payouts: ethereum.payouts });
+    const follower = createEthFollower({ rpc: ethereumRpc, uow, native: ethereum.native, tokens: ethereum.tokens, clock, logger });
+    payoutsOf.set('ethereum', ethereum.payouts);
     await follower.start();
     followers.set('ethereum', follower);
   }
@@ -115,9 +118,22 @@ export async function bootstrapChains(options: ChainOptions) {
   const sources = networkSources(registry.networks(), { onNode: new Set(followers.keys()), simulated });
   warnUnserved(sources, logger);
 
+  // A network on a node: its follower's events and its wallet's payouts, as one adapter.
+  const joined = new Map<string, NetworkAdapter>();
+  for (const [network, follower] of followers) {
+    const payouts = payoutsOf.get(network)!;
+    joined.set(network, {
+      network,
+      watch: follower.watch,
+      close: follower.close,
+      send: (payout) => payouts.send(payout),
+      ...(payouts.resend ? { resend: (reference: string) => payouts.resend!(reference) } : {}),
+      ...(payouts.payoutsDisabled !== undefined ? { payoutsDisabled: payouts.payoutsDisabled } : {}),
+    });
+  }
   const adapter = (network: string): NetworkAdapter => {
-    const follower = followers.get(network);
-    if (follower) return follower;
+    const onNode = joined.get(network);
+    if (onNode) return onNode;
     if (simulator) return simulator.adapter(network);
     throw new Error(`no network adapter for ${network}: set its node's RPC URL or run with SIMULATOR=on`);
   };

@@ -63,8 +63,13 @@ export interface FollowerStatus {
   stalledSince?: string;
 }
 
-/** A network adapter that follows a real node's chain. */
-export interface ChainFollower extends NetworkAdapter {
+/**
+ * Follows a real node's chain for one network and nothing else: it finds what reaches the
+ * installation's addresses and what its payouts became, and hands each change to the chain watcher.
+ * Payouts are a network's other half (`NetworkPayouts`); `bootstrapChains` joins the two into the
+ * network's adapter.
+ */
+export interface ChainFollower extends Pick<NetworkAdapter, 'network' | 'watch' | 'close'> {
   status(): FollowerStatus;
   /** Stores the starting block on a first start (before any address of the network is handed out). */
   start(): Promise<void>;
@@ -85,6 +90,9 @@ export class PayoutWaiting extends Error {
 
 /** Why a payout was not signed: its withdrawal was cancelled (by the operator) meanwhile. */
 export const NO_LONGER_PAYABLE = 'The withdrawal no longer waits for a payout (cancelled by the operator); nothing was signed.';
+
+/** How a network on a node pays out: signed and stored before broadcast, never twice. */
+export type NetworkPayouts = Pick<NetworkAdapter, 'send' | 'resend' | 'payoutsDisabled'>;
 
 /** One network's connection to its chain. */
 export interface NetworkAdapter {

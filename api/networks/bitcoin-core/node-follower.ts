@@ -21,11 +21,11 @@ import type { UnitOfWork } from '../../unit-of-work.ts';
 import type { Asset } from '../asset-registry.ts';
 import { createFollowLoop } from '../follow-loop.ts';
 import { createStallWatch, type FollowStep, statusAfterFailure } from '../follower-stall.ts';
-import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
+import type { ChainFollower, FollowerStatus } from '../network-adapter.ts';
 import type { ChainName } from '../../config.ts';
 import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient } from '../json-rpc-client.ts';
-import { fromSats, type UtxoPayouts } from './utxo-payouts.ts';
+import { fromSats } from './utxo-payouts.ts';
 
 interface NodeOutput {
   value: number;
@@ -56,7 +56,8 @@ export interface NodeFollowerOptions {
   clock: Clock;
   logger: Logger;
   /** The wallet's payout side: its payout address (where change returns) and signing. */
-  payouts: UtxoPayouts;
+  /** The wallet's payout address, where payouts take their change back (its outputs are the wallet's own). */
+  payoutAddress: string;
   /** Between polls of the tip and the mempool. */
   pollMs?: number;
 }
@@ -93,7 +94,7 @@ export async function checkNode(rpc: RpcClient, network: string, chain: ChainNam
 
 /** Creates the network's adapter over its node. */
 export function createNodeFollower(options: NodeFollowerOptions): ChainFollower {
-  const { network, rpc, uow, asset, clock, logger, payouts } = options;
+  const { network, rpc, uow, asset, clock, logger, payoutAddress } = options;
   const pollMs = options.pollMs ?? 1_000;
   let status: FollowerStatus = { state: 'starting', height: null, lastBlockAt: null };
   // Mempool transactions already looked at (and not ours, or reported).
@@ -114,7 +115,7 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
   async function ownKeys(addresses: string[]): Promise<Map<string, OwnKey>> {
     const own = new Map<string, OwnKey>();
     for (const [address, index] of await uow.stores.followers.ownAddresses(network, addresses)) own.set(address, { chain: 0, index });
-    if (addresses.includes(payouts.payoutAddress)) own.set(payouts.payoutAddress, { chain: 1, index: 0 });
+    if (addresses.includes(payoutAddress)) own.set(payoutAddress, { chain: 1, index: 0 });
     return own;
   }
 
@@ -306,9 +307,6 @@ export function createNodeFollower(options: NodeFollowerOptions): ChainFollower 
     network,
     watch: loop.watch,
     follow: loop.follow,
-    send: (payout: Payout): Promise<SentPayout> => payouts.send(payout),
-    resend: (reference: string) => payouts.resend(reference),
-    payoutsDisabled: payouts.payoutsDisabled,
     close: loop.close,
     status: () => status,
     /** Stores the starting block on a first start (before any address of this network is handed out). */

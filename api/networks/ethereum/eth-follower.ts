@@ -29,8 +29,7 @@ import type { ChainCursor } from '../follower.store.ts';
 import { NodeUnreachable, type RpcClient, RpcError } from '../json-rpc-client.ts';
 import { createFollowLoop } from '../follow-loop.ts';
 import { createStallWatch, type FollowStep, statusAfterFailure } from '../follower-stall.ts';
-import type { ChainFollower, FollowerStatus, Payout, SentPayout } from '../network-adapter.ts';
-import type { EthPayouts } from './eth-payouts.ts';
+import type { ChainFollower, FollowerStatus } from '../network-adapter.ts';
 import { type EthTokens, formatUnits } from './eth-tokens.ts';
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -73,8 +72,6 @@ export interface EthFollowerOptions {
   tokens: EthTokens;
   clock: Clock;
   logger: Logger;
-  /** The payout side: signing and sending from the payout address. */
-  payouts: EthPayouts;
   pollMs?: number;
 }
 
@@ -260,9 +257,6 @@ export function createEthFollower(options: EthFollowerOptions): ChainFollower {
     network: NETWORK,
     watch: loop.watch,
     follow: loop.follow,
-    send: (payout: Payout): Promise<SentPayout> => options.payouts.send(payout),
-    resend: (reference: string) => options.payouts.resend(reference),
-    payoutsDisabled: options.payouts.payoutsDisabled,
     close: loop.close,
     status: () => status,
     async start() {
