@@ -160,7 +160,7 @@ describe('ethereum reorganisations deeper than one block, and a stalled follower
       const sent = await node.send({ from: payer, to: payment.addressTo, value: E18 / 4n });
       const block = Number(BigInt(sent.blockNumber));
       const stalled = await until(health, (h) => h.state === 'stalled', 'the stall');
-      assert.deepEqual(stalled, { state: 'stalled', height: block - 1, lastBlockAt: stalled.lastBlockAt, stalledBlock: block, stalledSince: stalled.stalledSince });
+      assert.deepEqual(stalled, { source: 'node', state: 'stalled', height: block - 1, lastBlockAt: stalled.lastBlockAt, stalledBlock: block, stalledSince: stalled.stalledSince });
       const since = Date.parse(String(stalled.stalledSince));
       assert.ok(since >= notBefore - 1_000 && since <= Date.now(), `stalled since ${String(stalled.stalledSince)}`);
       const blockHash = (await node.rpc<{ hash: string }>('eth_getBlockByNumber', `0x${block.toString(16)}`, false)).hash;

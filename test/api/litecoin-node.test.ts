@@ -285,7 +285,7 @@ describe('start-up and restart against a real node', { skip }, () => {
       proxy.answer = (call) => (call.method === 'getblock' ? { error: { code: -1, message: 'Block not available (pruned data)' } } : undefined);
       const [blockHash] = await node.mine(1);
       const stalled = await until(health, (h) => h.state === 'stalled', 'the stall');
-      assert.deepEqual(stalled, { state: 'stalled', height: tip, lastBlockAt: stalled.lastBlockAt, stalledBlock: tip + 1, stalledSince: stalled.stalledSince });
+      assert.deepEqual(stalled, { source: 'node', state: 'stalled', height: tip, lastBlockAt: stalled.lastBlockAt, stalledBlock: tip + 1, stalledSince: stalled.stalledSince });
       const since = Date.parse(String(stalled.stalledSince));
       assert.ok(since >= notBefore - 1_000 && since <= Date.now(), `stalled since ${String(stalled.stalledSince)}`);
       const lines = server
