@@ -12,7 +12,7 @@ import { RatesOutput, RatesQuery } from './rates/rates.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
 import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
-import { ErrorOutput, Timestamp } from './http/common.schema.ts';
+import { ErrorOutput, Timestamp } from './shared/common.schema.ts';
 
 /** The body POSTed to an endpoint (documentation: the service builds it, never parses it). */
 const WebhookEventOutput = z

@@ -31,7 +31,7 @@ import { systemClock } from '../api/shared/clock.ts';
 import { silentLogger } from '../api/shared/logger.ts';
 import { parseCreatePayment } from '../api/payments/payment-request.ts';
 import { ListPaymentsQuery } from '../api/payments/payment.schema.ts';
-import { parseOrThrow } from '../api/http/validate.ts';
+import { parseOrThrow } from '../api/shared/validation.ts';
 import { startPostgresCluster, type PostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { seedPayments } from './seed.ts';
 

@@ -1,6 +1,6 @@
 /** The payer-safe view of a payment: what the hosted page and the widget may know. */
 import { z } from 'zod';
-import { AssetOutput, Timestamp } from '../http/common.schema.ts';
+import { AssetOutput, Timestamp } from '../shared/common.schema.ts';
 import { PAYMENT_STATUSES } from '../payments/payment-status.ts';
 import { PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 

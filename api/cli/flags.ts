@@ -1,6 +1,6 @@
 /** Reading an operator's flags with the same schemas the API reads request bodies with. */
 import type { z } from 'zod';
-import { parseCollecting } from '../http/validate.ts';
+import { parseCollecting } from '../shared/validation.ts';
 
 /**
  * The flags as the schema's typed input, or undefined after printing each problem under the name of

@@ -2,7 +2,7 @@
  * @module The HTTP side of errors: `ApiError` for what only HTTP can go wrong (keys, signatures,
  * bodies, routes, rate limits), and the status each kind of use-case refusal answers with.
  */
-import { Conflict, type DomainError, type ErrorCode, type FieldError, invalidFields, InvalidInput, InvalidState, NotFound, Refused, Unavailable } from '../shared/errors.ts';
+import { Conflict, type DomainError, type ErrorCode, type FieldError, InvalidInput, InvalidState, NotFound, Refused, Unavailable } from '../shared/errors.ts';
 
 export type { ErrorCode, FieldError } from '../shared/errors.ts';
 
@@ -24,9 +24,6 @@ export class ApiError extends Error {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
 }
-
-/** A 400 validation-failed listing every bad field (see `invalidFields`). */
-export const validationFailed = invalidFields;
 
 /** The status each kind of use-case refusal answers with. */
 export function statusOf(error: DomainError): number {

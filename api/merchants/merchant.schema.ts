@@ -1,6 +1,6 @@
 /** What an operator gives to create a merchant. */
 import { z } from 'zod';
-import { httpUrl, plainString, text } from '../http/validate.ts';
+import { httpUrl, plainString, text } from '../shared/validation.ts';
 
 // An optional http(s) scheme, a host name (letters, digits, hyphens, dots), an optional port, then
 // an optional path, query or fragment.

@@ -1,6 +1,6 @@
 /** Response schema of GET /v2/assets; the OpenAPI document is generated from it. */
 import { z } from 'zod';
-import { AssetOutput } from '../http/common.schema.ts';
+import { AssetOutput } from '../shared/common.schema.ts';
 
 /** Response of GET /v2/assets: every served asset, with what a merchant needs to choose one. */
 export const AssetListOutput = z

@@ -2,7 +2,7 @@
  * @module Reading a create-payment request: the schema's checks and the asset's together, into the
  * typed input the use case takes. Kept apart from the schemas, which the typed client shares.
  */
-import { parseCollecting } from '../http/validate.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { FieldError } from '../shared/errors.ts';

@@ -1,7 +1,7 @@
 /** Request and response schemas of payments; the OpenAPI document is generated from these. */
 import { z } from 'zod';
-import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
-import { httpUrl, text } from '../http/validate.ts';
+import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../shared/common.schema.ts';
+import { httpUrl, text } from '../shared/validation.ts';
 import { PriceInput, PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 import { PAYMENT_STATUSES } from './payment-status.ts';
 

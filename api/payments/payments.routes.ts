@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { sendJsonList, sendJsonText } from '../http/send-json.ts';
-import { parseOrThrow } from '../http/validate.ts';
+import { parseOrThrow } from '../shared/validation.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { parseCreatePayment } from './payment-request.ts';
 import { ListPaymentsQuery } from './payment.schema.ts';

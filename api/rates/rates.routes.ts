@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { parseOrThrow } from '../http/validate.ts';
+import { parseOrThrow } from '../shared/validation.ts';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import type { RateService } from './rates.service.ts';
 import { RatesQuery } from './rates.schema.ts';

@@ -1,6 +1,6 @@
 /** Request and response schemas of fiat prices and GET /v2/rates; the OpenAPI document is generated from these. */
 import { z } from 'zod';
-import { AmountInput, Timestamp } from '../http/common.schema.ts';
+import { AmountInput, Timestamp } from '../shared/common.schema.ts';
 import { fractionDigits } from '../shared/money.ts';
 import { isCurrencyCode, minorDigits } from './currencies.ts';
 

@@ -1,7 +1,7 @@
 /** Bodies of the simulator's dev endpoints. */
 import { z } from 'zod';
-import { AmountInput, AssetInput, AssetOutput } from '../http/common.schema.ts';
-import { plainString } from '../http/validate.ts';
+import { AmountInput, AssetInput, AssetOutput } from '../shared/common.schema.ts';
+import { plainString } from '../shared/validation.ts';
 
 /** Body of POST /v2/dev/transactions: a payer's transaction on a simulated chain. */
 export const SimulatedTransactionInput = z

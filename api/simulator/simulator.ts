@@ -1,6 +1,6 @@
 /** The simulated chains of every network, and the dev use cases that drive them. */
 import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
-import { parseCollecting } from '../http/validate.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import { deriveAddress } from '../networks/hd-wallet.ts';

@@ -1,7 +1,7 @@
 /** Request and response schemas of webhooks (contract section 12, Standard Webhooks 1.0). */
 import { z } from 'zod';
-import { pageQuery, Timestamp } from '../http/common.schema.ts';
-import { plainString } from '../http/validate.ts';
+import { pageQuery, Timestamp } from '../shared/common.schema.ts';
+import { plainString } from '../shared/validation.ts';
 
 /** Every event type, in the order a payment or withdrawal goes through them. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { readListQuery } from '../http/list-query.ts';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
-import { parseOrThrow } from '../http/validate.ts';
+import { parseOrThrow } from '../shared/validation.ts';
 import { CreateWebhookInput, ListDeliveriesQuery } from './webhook.schema.ts';
 import type { WebhookService } from './webhook.service.ts';
 

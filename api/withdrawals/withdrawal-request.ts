@@ -3,7 +3,7 @@
  * tag, minimum) together, into the typed input the use case takes. Kept apart from the schemas,
  * which the typed client shares.
  */
-import { parseCollecting } from '../http/validate.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { AddressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';

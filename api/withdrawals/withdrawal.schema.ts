@@ -1,7 +1,7 @@
 /** Request and response schemas of withdrawals and balances. */
 import { z } from 'zod';
-import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../http/common.schema.ts';
-import { plainString, text } from '../http/validate.ts';
+import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../shared/common.schema.ts';
+import { plainString, text } from '../shared/validation.ts';
 
 /** Every withdrawal status. */
 export const WITHDRAWAL_STATUSES = ['CANCELLED', 'OPEN', 'APPROVED', 'COMPLETE'] as const;

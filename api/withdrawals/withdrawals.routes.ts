@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
-import { parseOrThrow } from '../http/validate.ts';
+import { parseOrThrow } from '../shared/validation.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { parseCreateWithdrawal } from './withdrawal-request.ts';
 import { ListWithdrawalsQuery, WithdrawalActionInput } from './withdrawal.schema.ts';

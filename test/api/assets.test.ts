@@ -14,7 +14,7 @@ import { createServices } from '../../api/services.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { getJson, logoUrl, merchantApi, openTestStore, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
-import { parseOrThrow } from '../../api/http/validate.ts';
+import { parseOrThrow } from '../../api/shared/validation.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 describe('GET /v2/assets', () => {

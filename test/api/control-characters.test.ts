@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fromDomainError } from '../../api/http/api-error.ts';
 import { DomainError } from '../../api/shared/errors.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
-import { parseOrThrow } from '../../api/http/validate.ts';
+import { parseOrThrow } from '../../api/shared/validation.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };

@@ -25,7 +25,7 @@ import { systemClock } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { createTestDatabase, type TestDatabase, testClusterUrl } from '../helpers/test-database.ts';
 import { merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
-import { parseOrThrow } from '../../api/http/validate.ts';
+import { parseOrThrow } from '../../api/shared/validation.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
-import { parseOrThrow } from '../../api/http/validate.ts';
+import { parseOrThrow } from '../../api/shared/validation.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 
 const NAME = `<img src=x onerror="globalThis.__xss='name'"><script>globalThis.__xss='name-script'</script>"'&amp;<b id="injected-name">Shop</b>`;

@@ -13,7 +13,7 @@ import type { Database } from '../../api/db/database.ts';
 import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
 import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
-import { parseOrThrow } from '../../api/http/validate.ts';
+import { parseOrThrow } from '../../api/shared/validation.ts';
 import { CreateMerchantInput } from '../../api/merchants/merchant.schema.ts';
 import { shippedLogos } from '../../api/networks/logo-files.ts';
 import { createServices, type Services } from '../../api/services.ts';

@@ -1,5 +1,6 @@
+/** The zod glue every request reader uses: plain-worded field errors, text and URL fields that refuse control characters. */
 import { z } from 'zod';
-import { type FieldError, validationFailed } from './api-error.ts';
+import { type FieldError, invalidFields } from './errors.ts';
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -38,7 +39,7 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
 /** Parses input with a schema, or throws a 400 validation-failed listing every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw validationFailed(toFieldErrors(result.error));
+  if (!result.success) throw invalidFields(toFieldErrors(result.error));
   return result.data;
 }
 

@@ -1,8 +1,8 @@
 /** Schemas shared by several resources, in requests and responses. */
 import { z } from 'zod';
-import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/list-page.ts';
-import { plainString, text } from './validate.ts';
+import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from './money.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './list-page.ts';
+import { plainString, text } from './validation.ts';
 
 /** A request amount: a decimal string, positive, at most one billion. */
 export const AmountInput = z
