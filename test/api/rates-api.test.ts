@@ -69,8 +69,10 @@ describe('GET /v2/rates', () => {
     await server.services.rateBook.refresh();
     kraken.fault = 'none';
     const health = await getJson(`${server.url}/health`);
+    const simulated = { source: 'simulator' };
     assert.deepEqual(health.body, {
       status: 'ok',
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
       rateSources: {
         coinbase: { status: 'ok', lastSuccessAt: isoTime(server.clock()), error: null },
         kraken: { status: 'failing', lastSuccessAt: isoTime(server.clock()), error: 'BTC/USD: answered HTTP 403' },
