@@ -257,7 +257,8 @@ describe('checkoutUrl on create', () => {
           error: {
             code: 'validation-failed',
             message: 'The request has invalid fields: checkoutUrl.',
-            details: [{ path: 'checkoutUrl', message: 'must be an absolute http:// or https:// URL' }],
+            // A control character (the tab in "java\tscript:") is refused as such before the scheme is read.
+            details: [{ path: 'checkoutUrl', message: checkoutUrl.includes('\t') ? 'must not contain control characters' : 'must be an absolute http:// or https:// URL' }],
           },
         },
         checkoutUrl,
