@@ -38,6 +38,8 @@ const SAMPLE_PAYMENT = {
   merchant: { name: 'Demo Store', siteUrl: 'https://shop.example', logoUrl: 'https://shop.example/logo.svg' },
   transactions: [],
   // The default start runs simulated networks, whose pages carry the test-network notice.
+  exception: null,
+  overpaidAmount: null,
   testNetwork: true,
   price: { amount: '640.00', currency: 'USD' },
   rate: { value: '64000', currency: 'USD', sources: ['coinbase', 'kraken', 'bitstamp'] as string[], at: '2026-11-22T02:52:30.000Z' },

@@ -18,6 +18,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
 import { assetRoutes, logoRoutes } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
+import { refundRoutes } from './refunds/refunds.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
@@ -72,6 +73,8 @@ export type AppServices = Pick<
   | 'simulator'
   | 'payments'
   | 'withdrawals'
+  | 'refunds'
+  | 'refundClaims'
   | 'balance'
   | 'webhooks'
   | 'rates'
@@ -129,6 +132,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/rates', rateRoutes(services.rates, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
+  app.use('/v2', refundRoutes(services.refunds, auth));
 
   app.use('/logos', logoRoutes());
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).

@@ -42,6 +42,8 @@ export interface Config {
   readonly simulator: boolean;
   readonly simulatorBlockSeconds: number;
   readonly paymentTimeoutSeconds: number;
+  /** Share of a payment's amount it may fall short by and still count as paid (PAYMENT_TOLERANCE_PERCENT, 0 to 10, a decimal string). */
+  readonly paymentTolerancePercent: string;
   readonly logLevel: string;
   /** 32-byte key that encrypts merchants' secret keys; from SERVER_KEY, else a file in DATA_DIR. */
   readonly serverKeyHex: string | undefined;
@@ -116,6 +118,15 @@ function hostOf(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.HOST?.trim();
   if (!raw) return undefined;
   if (raw.length > 253 || !HOST_PATTERN.test(raw)) throw new ConfigError(`HOST must be an address or host name to listen on (127.0.0.1, ::1, localhost, 0.0.0.0), got "${raw}"`);
+  return raw;
+}
+
+function percent(env: NodeJS.ProcessEnv, name: string, max: number): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return '0';
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/.test(raw) || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a percentage from 0 to ${max} with at most two decimals (0.5), got "${raw}"`);
+  }
   return raw;
 }
 
@@ -285,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulator,
     simulatorBlockSeconds: integer(env, 'SIMULATOR_BLOCK_SECONDS', 10, 0, 86400),
     paymentTimeoutSeconds: integer(env, 'PAYMENT_TIMEOUT_SECONDS', 3600, 60, 30 * 86400),
+    paymentTolerancePercent: percent(env, 'PAYMENT_TOLERANCE_PERCENT', 10),
     logLevel,
     serverKeyHex,
     addressPoolSize: integer(env, 'ADDRESS_POOL_SIZE', 10000, 0, 100000),

@@ -9,6 +9,7 @@ import { CheckoutOutput } from './checkout/checkout.schema.ts';
 import { AssetListOutput } from './networks/asset.schema.ts';
 import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
 import { RatesOutput, RatesQuery } from './rates/rates.schema.ts';
+import { CreateRefundInput, ListRefundsQuery, RefundActionInput, RefundOutput } from './refunds/refund.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
 import { CreateWebhookInput, CreatedWebhookOutput, ListDeliveriesQuery, WEBHOOK_EVENT_TYPES, WebhookDeliveryOutput, WebhookOutput } from './webhooks/webhook.schema.ts';
 import { BalanceOutput, CreateWithdrawalInput, ListWithdrawalsQuery, WithdrawalActionInput, WithdrawalOutput } from './withdrawals/withdrawal.schema.ts';
@@ -19,7 +20,7 @@ const WebhookEventOutput = z
   .object({
     type: z.enum(WEBHOOK_EVENT_TYPES),
     timestamp: Timestamp.meta({ description: 'When the change happened.' }),
-    data: z.union([PaymentOutput, WithdrawalOutput]).meta({ description: 'The payment (payment.*) or withdrawal (withdrawal.*) as GET returned it then.' }),
+    data: z.union([PaymentOutput, WithdrawalOutput, RefundOutput]).meta({ description: 'The payment (payment.*), withdrawal (withdrawal.*) or refund (refund.*) as GET returned it then.' }),
   })
   .meta({ id: 'WebhookEvent' });
 
@@ -214,6 +215,84 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
             ...SIGNED,
             404: 'withdrawal-not-found',
             409: 'invalid-state (only an OPEN withdrawal can be cancelled), or idempotency-key-in-use',
+            422: IDEMPOTENT[422],
+            ...JSON_BODY,
+          }),
+        },
+      },
+    },
+    '/payment/{id}/refund': {
+      post: {
+        operationId: 'refundPayment',
+        summary: 'Extension: refund a payment (reserves the amount from the balance)',
+        ...signed,
+        parameters: [idParameter('payment'), idempotencyKeyParameter],
+        requestBody: signedBody(CreateRefundInput),
+        responses: {
+          200: { description: 'The new refund: APPROVED (with addressTo, paid out at once) or AWAITING_ADDRESS (send the payer its claimUrl).', content: json(ref(RefundOutput)) },
+          ...errors({
+            400: 'validation-failed (every bad field in `details`: the address checked for the payment\'s network; `amount` required on an exactly paid payment) or invalid-json',
+            ...SIGNED,
+            404: 'payment-not-found (also for another merchant\'s id)',
+            409: 'payouts-disabled (this network cannot pay out here), or idempotency-key-in-use',
+            422: 'refund-exceeds-payment (more than refundableAmount), insufficient-funds (the available balance is short), or idempotency-key-reused',
+            ...JSON_BODY,
+          }),
+        },
+      },
+    },
+    '/refund': {
+      get: {
+        operationId: 'listRefunds',
+        summary: 'Extension: list refunds, newest first',
+        ...byKey,
+        parameters: queryParameters(ListRefundsQuery),
+        responses: { 200: { description: 'One page.', content: json(list(RefundOutput)) }, ...errors({ 400: 'validation-failed: a filter, page or limit out of range', ...BY_KEY }) },
+      },
+    },
+    '/refund/{id}': {
+      get: {
+        operationId: 'getRefund',
+        summary: 'Extension: get a refund',
+        ...byKey,
+        parameters: [idParameter('refund')],
+        responses: { 200: { description: 'The refund.', content: json(ref(RefundOutput)) }, ...errors({ 404: 'refund-not-found (also for another merchant\'s id)', ...BY_KEY }) },
+      },
+    },
+    '/refund/{id}/approve': {
+      post: {
+        operationId: 'approveRefund',
+        summary: 'Extension: approve a REQUESTED refund (reserves the amount and pays it out)',
+        ...signed,
+        parameters: [idParameter('refund'), idempotencyKeyParameter],
+        requestBody: signedBody(RefundActionInput),
+        responses: {
+          200: { description: 'The refund, APPROVED, with withdrawalId (and txnId once broadcast).', content: json(ref(RefundOutput)) },
+          ...errors({
+            400: 'validation-failed (the body must be `{}`) or invalid-json',
+            ...SIGNED,
+            404: 'refund-not-found',
+            409: 'invalid-state (only a REQUESTED refund can be approved), payouts-disabled, or idempotency-key-in-use',
+            422: 'insufficient-funds, or idempotency-key-reused',
+            ...JSON_BODY,
+          }),
+        },
+      },
+    },
+    '/refund/{id}/cancel': {
+      post: {
+        operationId: 'cancelRefund',
+        summary: 'Extension: cancel a refund before its payout is signed (releases the reservation)',
+        ...signed,
+        parameters: [idParameter('refund'), idempotencyKeyParameter],
+        requestBody: signedBody(RefundActionInput),
+        responses: {
+          200: { description: 'The refund, CANCELLED.', content: json(ref(RefundOutput)) },
+          ...errors({
+            400: 'validation-failed (the body must be `{}`) or invalid-json',
+            ...SIGNED,
+            404: 'refund-not-found',
+            409: 'invalid-state (COMPLETE, CANCELLED, or its payout is signed), or idempotency-key-in-use',
             422: IDEMPOTENT[422],
             ...JSON_BODY,
           }),

@@ -29,6 +29,10 @@ import { createWebhookSecrets } from './webhooks/webhook-secrets.ts';
 import { createWebhookService } from './webhooks/webhook.service.ts';
 import { createWithdrawalCancel } from './withdrawals/withdrawal-cancel.ts';
 import { createWithdrawalService } from './withdrawals/withdrawal.service.ts';
+import { createClaimTokens } from './refunds/claim-tokens.ts';
+import { createRefundClaims } from './refunds/refund-claims.ts';
+import { createRefundService } from './refunds/refund.service.ts';
+import { createRefundTransitions } from './refunds/refund-transitions.ts';
 import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
 
 /** What the services are built from. */
@@ -72,7 +76,7 @@ export type MerchantServices = Awaited<ReturnType<typeof createMerchantServices>
 
 /** Builds every service over one database: the merchant services, the chains, and the use cases over them. */
 export async function createServices(options: ServiceOptions) {
-  const { db, config, clock, logger } = options;
+  const { db, config, clock, logger, serverKey } = options;
   const { uow, keyChanges, merchants, secrets, dispatcher, outbox, webhooks } = await createMerchantServices(options);
   const chains = await bootstrapChains({ uow, config, clock, logger });
   const { registry, simulator, followers, ethereum, sources, adapter } = chains;
@@ -100,11 +104,18 @@ export async function createServices(options: ServiceOptions) {
     publicUrl: config.publicUrl,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     rates,
+    paymentTolerancePercent: config.paymentTolerancePercent,
   });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
   // The operator's cancel of an approved withdrawal that cannot go out (the CLI, the dashboard).
   const withdrawalCancel = createWithdrawalCancel({ uow, registry, clock, transitions: withdrawalTransitions });
+  // Refunds: paid out by withdrawals of their own, through the same payout job; each follows its withdrawal.
+  const refundView = { registry, publicUrl: config.publicUrl, tokens: createClaimTokens(serverKey) };
+  const refundTransitions = createRefundTransitions({ view: refundView, outbox });
+  withdrawalTransitions.follow(refundTransitions.withdrawalMoved);
+  const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts });
+  const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, payouts });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,
@@ -131,6 +142,8 @@ export async function createServices(options: ServiceOptions) {
     merchants,
     payments,
     withdrawals,
+    refunds,
+    refundClaims,
     payouts,
     withdrawalCancel,
     balance,

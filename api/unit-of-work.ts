@@ -11,6 +11,7 @@ import { AddressStore } from './networks/address.store.ts';
 import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
 import { RateLimitStore } from './rate-limits/rate-limit.store.ts';
+import { RefundStore } from './refunds/refund.store.ts';
 import { SimulatedChainStore } from './simulator/simulated-chain.store.ts';
 import { FollowerStore } from './networks/follower.store.ts';
 import { WalletStore } from './networks/wallet.store.ts';
@@ -32,6 +33,7 @@ abstract class StoreSet {
   #webhooks?: WebhookStore;
   #followers?: FollowerStore;
   #wallet?: WalletStore;
+  #refunds?: RefundStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -73,6 +75,9 @@ abstract class StoreSet {
   }
   get wallet(): WalletStore {
     return (this.#wallet ??= new WalletStore(this.sql));
+  }
+  get refunds(): RefundStore {
+    return (this.#refunds ??= new RefundStore(this.sql));
   }
 }
 

@@ -176,6 +176,7 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
           destTag,
           confirmsNeeded: network.confirmationsNeeded,
           timeout: 3600,
+          tolerancePercent: '0',
           expiresAt: createdAt + 3_600_000,
           checkoutUrl: `${demo.merchant.siteUrl ?? 'https://shop.example'}/orders/${n}`,
           status,

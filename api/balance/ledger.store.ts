@@ -6,7 +6,7 @@
 import type { Sql } from '../db/database.ts';
 
 /** Why a ledger row exists. */
-export type LedgerKind = 'payment-credit' | 'payment-reversal' | 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send';
+export type LedgerKind = 'payment-credit' | 'payment-reversal' | 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send' | 'refund-reserve' | 'refund-release';
 
 /** A ledger row about to be stored (amounts already rendered with the asset's decimals). */
 export interface LedgerRow {
@@ -19,6 +19,8 @@ export interface LedgerRow {
   reservedAfter: string;
   paymentTransactionId: number | null;
   withdrawalId: string | null;
+  /** The refund whose own reservation this moves (before it has a withdrawal). */
+  refundId: string | null;
   createdAt: number;
   /** A payment transaction's credit round: 0, then one more for each credit after a reversal. */
   creditRound: number;
@@ -32,9 +34,9 @@ export interface LatestBalance {
 }
 
 const INSERT = `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after,
-     payment_transaction_id, withdrawal_id, created_at, credit_round)
+     payment_transaction_id, withdrawal_id, created_at, credit_round, refund_id)
    VALUES (@merchantId, @assetId, @kind, @availableDelta, @reservedDelta, @availableAfter, @reservedAfter,
-     @paymentTransactionId, @withdrawalId, @createdAt, @creditRound)`;
+     @paymentTransactionId, @withdrawalId, @createdAt, @creditRound, @refundId)`;
 
 /** SQL for the ledger, on the database or inside one transaction. */
 export class LedgerStore {
@@ -77,6 +79,12 @@ export class LedgerStore {
   /** Whether a withdrawal's step (its reservation, release or send) is posted. */
   async hasWithdrawalStep(withdrawalId: string, kind: 'withdrawal-reserve' | 'withdrawal-release' | 'withdrawal-send'): Promise<boolean> {
     return (await this.sql.get('SELECT 1 AS found FROM ledger_entries WHERE withdrawal_id = ? AND kind = ?', [withdrawalId, kind])) !== undefined;
+  }
+
+  /** Whether a refund's own reservation is posted and not yet released (handed to its withdrawal, or given back). */
+  async holdsRefundReserve(refundId: string): Promise<boolean> {
+    const rows = await this.sql.all<{ kind: LedgerKind }>('SELECT kind FROM ledger_entries WHERE refund_id = ?', [refundId]);
+    return rows.some((r) => r.kind === 'refund-reserve') && !rows.some((r) => r.kind === 'refund-release');
   }
 
   /** Whether a payment transaction is credited now (credited, and not reversed since). */

@@ -24,6 +24,7 @@ export interface LedgerPosting {
   reservedDelta: Amount;
   paymentTransactionId?: number;
   withdrawalId?: string;
+  refundId?: string;
   /** The credit round of a payment transaction's credit or reversal (default 0). */
   creditRound?: number;
   /**
@@ -68,6 +69,7 @@ export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPos
     reservedAfter: formatAmount(reserved, posting.decimals),
     paymentTransactionId: posting.paymentTransactionId ?? null,
     withdrawalId: posting.withdrawalId ?? null,
+    refundId: posting.refundId ?? null,
     createdAt: clock(),
     creditRound: posting.creditRound ?? 0,
   });
@@ -88,7 +90,7 @@ export interface CreditSource {
 
 /**
  * The ledger's vocabulary over one transaction's ledger store: every movement of a merchant's
- * money is one of these five, each a posting of its own kind.
+ * money is one of these, each a posting of its own kind.
  */
 export function ledgerOf(store: LedgerStore, clock: Clock) {
   const book = (account: LedgerAccount, posting: Omit<LedgerPosting, 'merchantId' | 'assetId' | 'decimals'>) =>
@@ -112,6 +114,22 @@ export function ledgerOf(store: LedgerStore, clock: Clock) {
     /** A broadcast payout takes its amount out of the reserve. */
     send: (account: LedgerAccount, amount: Amount, withdrawalId: string) =>
       book(account, { kind: 'withdrawal-send', availableDelta: ZERO, reservedDelta: amount.negated(), withdrawalId }),
+    /** A refund created without an address holds its amount under its own name; InsufficientFunds when it is not there. */
+    reserveRefund: (account: LedgerAccount, amount: Amount, refundId: string) =>
+      book(account, { kind: 'refund-reserve', availableDelta: amount.negated(), reservedDelta: amount, refundId }),
+    /** A refund cancelled before it had an address gives its reservation back to the available balance. */
+    releaseRefund: (account: LedgerAccount, amount: Amount, refundId: string) =>
+      book(account, { kind: 'refund-release', availableDelta: amount, reservedDelta: amount.negated(), refundId }),
+    /**
+     * A refund that got its address hands its reservation to the withdrawal that pays it out: released
+     * under the refund's name and reserved under the withdrawal's, the balance unchanged, so the
+     * payout machinery finds the withdrawal reserved like any other (a debt the account owes meanwhile
+     * cannot block it: the amount was set aside before).
+     */
+    handOverRefund: async (account: LedgerAccount, amount: Amount, refundId: string, withdrawalId: string) => {
+      await book(account, { kind: 'refund-release', availableDelta: amount, reservedDelta: amount.negated(), refundId });
+      return book(account, { kind: 'withdrawal-reserve', availableDelta: amount.negated(), reservedDelta: amount, withdrawalId, mayGoNegative: true });
+    },
   };
 }
 

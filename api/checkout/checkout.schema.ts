@@ -1,6 +1,7 @@
 /** The payer-safe view of a payment: what the hosted page and the widget may know. */
 import { z } from 'zod';
 import { AssetOutput, Timestamp } from '../shared/common.schema.ts';
+import { OverpaidAmountOutput, PaymentExceptionOutput } from '../payments/payment.schema.ts';
 import { PAYMENT_STATUSES } from '../payments/payment-status.ts';
 import { PriceOutput, RateOutput } from '../rates/rates.schema.ts';
 
@@ -26,6 +27,8 @@ export const CheckoutOutput = z
     transactions: z.array(
       z.object({ txnId: z.string(), receivedAmount: z.string(), confirmations: z.number().int().min(0), date: Timestamp, late: z.boolean() }),
     ),
+    exception: PaymentExceptionOutput,
+    overpaidAmount: OverpaidAmountOutput,
     testNetwork: z.boolean().meta({
       description:
         "Extension: true when the asset's network is simulated (SIMULATOR on, no node for it). Its addresses look real but nothing sent to them is watched or counted; the payer page says \"Test network: no real funds move\".",

@@ -77,6 +77,8 @@ export function createCheckoutService(deps: {
         date: isoTime(t.seenAt),
         late: t.late,
       })),
+      exception: figures.exception,
+      overpaidAmount: figures.overpaidAmount,
       testNetwork: isSimulated(figures.asset.network),
       price: payment.price,
       rate: rateOutput(payment.rate),

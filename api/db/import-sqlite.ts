@@ -20,6 +20,8 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'payment_transactions', key: 'id', count: 'transactions' },
   { name: 'addresses', key: 'id', count: 'addresses' },
   { name: 'withdrawals', key: 'created_at, id', count: 'withdrawals' },
+  // Refunds before the ledger, whose rows may name them.
+  { name: 'refunds', key: 'created_at, id', since: '0091-refunds' },
   { name: 'ledger_entries', key: 'seq', count: 'ledgerEntries' },
   { name: 'sim_chains', key: 'network' },
   { name: 'sim_transactions', key: 'created_at, txn_id' },

@@ -17,6 +17,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import type { Stores } from '../unit-of-work.ts';
+import { reckon } from './payment-exception.ts';
 import { decideStatus, isLate } from './payment-status.ts';
 import type { PaymentTransitions } from './payment-transitions.ts';
 import type { Payment } from './payment.store.ts';
@@ -64,7 +65,9 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
       }
     }
     const terms = options.reconsider && payment.status === 'COMPLETE' ? { ...payment, status: 'CONFIRMING' as const } : payment;
-    await transitions.move(stores, payment, decideStatus(terms, transactions, now), now, { transactionSeen: options.transactionSeen ?? false });
+    const status = decideStatus(terms, transactions, now);
+    await transitions.move(stores, payment, status, now, { transactionSeen: options.transactionSeen ?? false });
+    await transitions.noteException(stores, payment, reckon(status, payment, transactions).exception, now);
   }
 
   return {

@@ -4,7 +4,7 @@
  * OPEN → CONFIRMING → COMPLETE, OPEN → COMPLETE, OPEN → EXPIRED, CONFIRMING → OPEN (a transaction
  * dropped). Only transactions seen before expiry count towards the amount; later ones are `late`.
  */
-import { type Amount, parseAmount, sumAmounts, ZERO } from '../shared/money.ts';
+import { Amount, parseAmount, sumAmounts, ZERO } from '../shared/money.ts';
 
 /** Every payment status; the specification shows OPEN and EXPIRED, the other two are extensions. */
 export const PAYMENT_STATUSES = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'] as const;
@@ -17,6 +17,8 @@ export interface PaymentTerms {
   amount: string;
   confirmsNeeded: number;
   expiresAt: number;
+  /** The share (percent, a decimal string) the payment may fall short by and still count as paid (PAYMENT_TOLERANCE_PERCENT when it was created). */
+  tolerancePercent: string;
 }
 
 /** What the state machine needs to know about a received transaction. */
@@ -44,20 +46,32 @@ export function effectiveStatus(payment: Pick<PaymentTerms, 'status' | 'expiresA
   return readsExpired(payment, now) ? 'EXPIRED' : payment.status;
 }
 
+/** The least that pays a payment in full: `amount × (1 − tolerance/100)`, exact. */
+export function paidThreshold(payment: Pick<PaymentTerms, 'amount' | 'tolerancePercent'>): Amount {
+  return parseAmount(payment.amount).times(new Amount(100).minus(payment.tolerancePercent)).dividedBy(100);
+}
+
+/** What arrived before expiry: the only funds that count towards the amount. */
+export function receivedOnTime(transactions: readonly ReceivedFunds[]): Amount {
+  return sumAmounts(transactions.filter((t) => !t.late).map((t) => t.amount));
+}
+
 /** The status a payment moves to given all its transactions at `now`. COMPLETE never changes here: only a reorganisation reopens it (payment-receipts decides again as from CONFIRMING). */
 export function decideStatus(payment: PaymentTerms, transactions: readonly ReceivedFunds[], now: number): PaymentStatus {
   if (payment.status === 'COMPLETE') return 'COMPLETE';
   const onTime = transactions.filter((t) => !t.late);
-  const amount = parseAmount(payment.amount);
+  const threshold = paidThreshold(payment);
   const confirmed = sumAmounts(onTime.filter((t) => t.confirmations >= payment.confirmsNeeded).map((t) => t.amount));
-  if (confirmed.gte(amount)) return 'COMPLETE';
-  if (sumAmounts(onTime.map((t) => t.amount)).gte(amount)) return 'CONFIRMING';
+  if (confirmed.gte(threshold)) return 'COMPLETE';
+  if (receivedOnTime(onTime).gte(threshold)) return 'CONFIRMING';
   return payment.status === 'EXPIRED' || isPastExpiry(payment, now) ? 'EXPIRED' : 'OPEN';
 }
 
-/** Amount minus what arrived before expiry, never below zero. */
-export function amountDue(payment: Pick<PaymentTerms, 'amount'>, transactions: readonly ReceivedFunds[]): Amount {
-  const due = parseAmount(payment.amount).minus(sumAmounts(transactions.filter((t) => !t.late).map((t) => t.amount)));
+/** Amount minus what arrived before expiry, never below zero; zero once that is within the tolerance. */
+export function amountDue(payment: Pick<PaymentTerms, 'amount' | 'tolerancePercent'>, transactions: readonly ReceivedFunds[]): Amount {
+  const onTime = receivedOnTime(transactions);
+  if (onTime.gte(paidThreshold(payment))) return ZERO;
+  const due = parseAmount(payment.amount).minus(onTime);
   return due.isNegative() ? ZERO : due;
 }
 

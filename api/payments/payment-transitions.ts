@@ -9,6 +9,7 @@ import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { Stores } from '../unit-of-work.ts';
 import type { WebhookEventType } from '../webhooks/webhook.schema.ts';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.ts';
+import type { PaymentException } from './payment-exception.ts';
 import type { PaymentStatus } from './payment-status.ts';
 import type { Payment } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
@@ -30,6 +31,8 @@ export function paymentEventFor(from: PaymentStatus, to: PaymentStatus): Webhook
   }
 }
 
+const EXCEPTION_EVENTS: Partial<Record<PaymentException, WebhookEventType>> = { OVERPAID: 'payment.overpaid', PAID_LATE: 'payment.paid-late' };
+
 /** Creates the transitions over the registry (for rendering) and the outbox. */
 export function createPaymentTransitions(deps: { registry: AssetRegistry; publicUrl: string; outbox: WebhookOutbox }) {
   const { outbox } = deps;
@@ -38,7 +41,7 @@ export function createPaymentTransitions(deps: { registry: AssetRegistry; public
   async function render(stores: Stores, paymentId: string, now: number): Promise<object> {
     const payment = (await stores.payments.findById(paymentId))!;
     const merchant = (await stores.merchants.findById(payment.merchantId)) as Merchant;
-    return toPaymentOutput(deps, payment, await stores.payments.transactionsOf(paymentId), merchant, now);
+    return toPaymentOutput(deps, payment, await stores.payments.transactionsOf(paymentId), merchant, now, await stores.refunds.pendingAmountsOf(paymentId));
   }
 
   function announce(stores: Stores, merchantId: string, paymentId: string, type: WebhookEventType, now: number): Promise<void> {
@@ -55,6 +58,18 @@ export function createPaymentTransitions(deps: { registry: AssetRegistry; public
       await stores.payments.setStatus(payment.id, to, now);
       if (options.transactionSeen) await announce(stores, payment.merchantId, payment.id, 'payment.transaction-seen', now);
       const type = paymentEventFor(payment.status, to);
+      if (type) await announce(stores, payment.merchantId, payment.id, type, now);
+    },
+
+    /**
+     * Records the payment's exception after a change of its funds or status, announcing
+     * payment.overpaid or payment.paid-late when it has just become that (once: a repeat of the same
+     * exception is no news). Carries the record as it is now.
+     */
+    async noteException(stores: Stores, payment: Payment, exception: PaymentException | null, now: number): Promise<void> {
+      if (payment.exception === exception) return;
+      await stores.payments.setException(payment.id, exception);
+      const type = exception === null ? undefined : EXCEPTION_EVENTS[exception];
       if (type) await announce(stores, payment.merchantId, payment.id, type, now);
     },
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AmountInput, AssetInput, AssetOutput, Customer, FilterValue, filterValues, MerchantOutput, pageQuery, Timestamp } from '../shared/common.schema.ts';
 import { httpUrl, text } from '../shared/validation.ts';
 import { PriceInput, PriceOutput, RateOutput } from '../rates/rates.schema.ts';
+import { PAYMENT_EXCEPTIONS } from './payment-exception.ts';
 import { PAYMENT_STATUSES } from './payment-status.ts';
 
 /** Body of POST /v2/payment. */
@@ -56,6 +57,18 @@ export const PaymentTransactionOutput = z
   })
   .meta({ id: 'PaymentTransaction' });
 
+/** Extension `exception` of the record and the payer's view. */
+export const PaymentExceptionOutput = z
+  .enum(PAYMENT_EXCEPTIONS)
+  .nullable()
+  .meta({
+    description:
+      'Extension: null; OVERPAID (more than amount received before expiry); UNDERPAID (EXPIRED with something received, but not enough); PAID_LATE (a transaction first seen after expiry).',
+  });
+
+/** Extension `overpaidAmount` of the record and the payer's view. */
+export const OverpaidAmountOutput = z.string().nullable().meta({ description: 'Extension: how much more than amount arrived before expiry (OVERPAID), else null.' });
+
 /** The payment record. */
 export const PaymentOutput = z
   .object({
@@ -81,6 +94,9 @@ export const PaymentOutput = z
     paymentUri: z.string().meta({ description: 'Extension: the wallet URI the QR code encodes (BIP21, EIP-681, ...).' }),
     price: PriceOutput.nullable(),
     rate: RateOutput.nullable(),
+    exception: PaymentExceptionOutput,
+    overpaidAmount: OverpaidAmountOutput,
+    refundableAmount: z.string().meta({ description: 'Extension: what was received, less every refund of it that is not CANCELLED (POST /v2/payment/{id}/refund refunds at most this).' }),
   })
   .meta({ id: 'Payment' });
 /** The payment record as the API returns it. */

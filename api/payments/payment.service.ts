@@ -30,6 +30,8 @@ export interface PaymentServiceDeps {
   paymentTimeoutSeconds: number;
   /** Converts fiat prices; a payment priced in the asset never calls it. */
   rates: Pick<RateService, 'priceInAsset'>;
+  /** PAYMENT_TOLERANCE_PERCENT: each new payment keeps the value of its time. */
+  paymentTolerancePercent: string;
 }
 
 /** Creates the payment use cases. */
@@ -46,11 +48,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const address = await addressPool.claim(stores.addresses, network, payment.id);
     const stored: NewPayment = { ...payment, addressTo: address.address, destTag: address.destTag };
     await stores.payments.insert(stored);
-    return { ...stored, version: 1 };
+    return { ...stored, exception: null, version: 1 };
   }
 
-  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): JsonText {
-    const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now));
+  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number, pendingRefunds: string[]): JsonText {
+    const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now, pendingRefunds));
     views.set(payment.id, payment, now, text);
     return text;
   }
@@ -60,7 +62,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function renderMissingIn(stores: Stores, merchant: Merchant, ids: string[], now: number): Promise<Map<string, JsonText>> {
     const payments = (await stores.payments.findByIds(ids)).filter((p) => p.merchantId === merchant.id);
     const transactions = await stores.payments.transactionsOfMany(payments.map((p) => p.id));
-    return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now)]));
+    const refunds = await stores.refunds.pendingAmountsOfMany(payments.map((p) => p.id));
+    return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now, refunds.get(p.id)!)]));
   }
   const renderMissing = (merchant: Merchant, ids: string[], now: number) => uow.snapshot((stores) => renderMissingIn(stores, merchant, ids, now));
 
@@ -131,10 +134,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         updatedAt: now,
         price,
         rate,
+        tolerancePercent: deps.paymentTolerancePercent,
       };
       const payment = await uow.grouped((stores) => insertWithAddress(stores, fields, asset.network));
       void addressPool.afterClaim();
-      return toPaymentOutput(deps, payment, [], merchant, now);
+      return toPaymentOutput(deps, payment, [], merchant, now, []);
     },
 
     /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */

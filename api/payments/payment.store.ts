@@ -1,6 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
+import type { PaymentException } from './payment-exception.ts';
 import type { PaymentStatus } from './payment-status.ts';
 import type { PaymentStamp } from './payment-view-cache.ts';
 
@@ -25,6 +26,10 @@ export interface Payment {
   price: FiatPrice | null;
   /** The rate `amount` was converted at, locked for the payment's life; null with `price`. */
   rate: LockedRate | null;
+  /** The tolerance (percent, a decimal string) the payment was created under. */
+  tolerancePercent: string;
+  /** The exception last announced to webhooks (the record computes its own, see payment-exception.ts). */
+  exception: PaymentException | null;
   /** Moves with every change to the payment or its transactions (database triggers). */
   version: number;
 }
@@ -45,8 +50,8 @@ export interface LockedRate {
   at: number;
 }
 
-/** A payment about to be stored (its version starts at 1). */
-export type NewPayment = Omit<Payment, 'version'>;
+/** A payment about to be stored (its version starts at 1, with nothing announced yet). */
+export type NewPayment = Omit<Payment, 'version' | 'exception'>;
 
 /** A payment's id with what decides whether a rendered view of it still holds. */
 export interface StampedId extends PaymentStamp {
@@ -87,6 +92,8 @@ interface PaymentRow extends CustomerColumns {
   rate_value: string | null;
   rate_sources: string | null;
   rate_at: number | string | null;
+  tolerance_percent: string;
+  exception: PaymentException | null;
   version: number;
 }
 
@@ -132,6 +139,8 @@ function toPayment(row: PaymentRow): Payment {
       row.rate_value === null || row.price_currency === null
         ? null
         : { value: row.rate_value, currency: row.price_currency, sources: (row.rate_sources ?? '').split(',').filter(Boolean), at: Number(row.rate_at) },
+    tolerancePercent: row.tolerance_percent,
+    exception: row.exception,
     version: row.version,
   };
 }
@@ -157,10 +166,10 @@ function toTransaction(row: TransactionRow): PaymentTransaction {
 
 const INSERT = `INSERT INTO payments (id, merchant_id, asset_id, amount, address_to, dest_tag, confirms_needed, timeout, expires_at,
      checkout_url, status, customer_id, customer_name, customer_email, invoice, created_at, updated_at,
-     price_amount, price_currency, rate_value, rate_sources, rate_at)
+     price_amount, price_currency, rate_value, rate_sources, rate_at, tolerance_percent)
    VALUES (@id, @merchantId, @assetId, @amount, @addressTo, @destTag, @confirmsNeeded, @timeout, @expiresAt,
      @checkoutUrl, @status, @customerId, @customerName, @customerEmail, @invoice, @createdAt, @updatedAt,
-     @priceAmount, @priceCurrency, @rateValue, @rateSources, @rateAt)`;
+     @priceAmount, @priceCurrency, @rateValue, @rateSources, @rateAt, @tolerancePercent)`;
 const INSERT_TRANSACTION = `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
    VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt) RETURNING *`;
 
@@ -293,6 +302,11 @@ export class PaymentStore {
   /** Sets a payment's status (and touches updated_at, which also marks other changes). */
   async setStatus(paymentId: string, status: PaymentStatus, updatedAt: number): Promise<void> {
     await this.sql.run('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?', [status, updatedAt, paymentId]);
+  }
+
+  /** Records the exception last announced for a payment. */
+  async setException(paymentId: string, exception: PaymentException | null): Promise<void> {
+    await this.sql.run('UPDATE payments SET exception = ? WHERE id = ?', [exception, paymentId]);
   }
 
   /** Stores EXPIRED on every OPEN payment past its expiry; returns them. */

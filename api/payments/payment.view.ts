@@ -5,6 +5,7 @@ import { paymentUri } from '../networks/payment-uri.ts';
 import { isoTime } from '../shared/clock.ts';
 import { formatAmount, parseAmount, sumAmounts } from '../shared/money.ts';
 import type { PaymentOutput } from './payment.schema.ts';
+import { reckon } from './payment-exception.ts';
 import { amountDue, effectiveStatus } from './payment-status.ts';
 import type { LockedRate, Payment, PaymentTransaction } from './payment.store.ts';
 
@@ -12,9 +13,14 @@ import type { LockedRate, Payment, PaymentTransaction } from './payment.store.ts
 export function paymentFigures(registry: AssetRegistry, payment: Payment, transactions: readonly PaymentTransaction[], now: number) {
   const asset = registry.byId(payment.assetId);
   const due = amountDue(payment, transactions);
+  const status = effectiveStatus(payment, now);
+  const reckoning = reckon(status, payment, transactions);
   return {
     asset,
-    status: effectiveStatus(payment, now),
+    status,
+    reckoning,
+    exception: reckoning.exception,
+    overpaidAmount: reckoning.overpaid && formatAmount(reckoning.overpaid, asset.decimals),
     amount: formatAmount(payment.amount, asset.decimals),
     amountDue: formatAmount(due, asset.decimals),
     totalReceivedAmount: formatAmount(sumAmounts(transactions.map((t) => t.amount)), asset.decimals),
@@ -36,6 +42,8 @@ export function toPaymentOutput(
   transactions: readonly PaymentTransaction[],
   merchant: Merchant,
   now: number,
+  /** The amounts of the payment's refunds that are not CANCELLED. */
+  pendingRefunds: readonly string[],
 ): PaymentOutput {
   const figures = paymentFigures(deps.registry, payment, transactions, now);
   const asset = deps.registry.toJson(figures.asset);
@@ -73,6 +81,9 @@ export function toPaymentOutput(
     paymentUri: figures.paymentUri,
     price: payment.price,
     rate: rateOutput(payment.rate),
+    exception: figures.exception,
+    overpaidAmount: figures.overpaidAmount,
+    refundableAmount: formatAmount(sumAmounts(transactions.map((t) => t.amount)).minus(sumAmounts(pendingRefunds)), figures.asset.decimals),
   };
 }
 

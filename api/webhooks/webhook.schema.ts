@@ -10,9 +10,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.completed',
   'payment.expired',
   'payment.reopened',
+  'payment.overpaid',
+  'payment.paid-late',
   'withdrawal.approved',
   'withdrawal.completed',
   'withdrawal.cancelled',
+  'refund.requested',
+  'refund.approved',
+  'refund.completed',
+  'refund.cancelled',
 ] as const;
 /** An event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

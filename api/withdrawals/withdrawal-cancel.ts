@@ -8,7 +8,7 @@ import { ledgerOf } from '../balance/ledger.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseAmount } from '../shared/money.ts';
-import type { UnitOfWork } from '../unit-of-work.ts';
+import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
 import type { WithdrawalTransitions } from './withdrawal-transitions.ts';
 
@@ -17,29 +17,35 @@ export class CancelRefused extends Error {
   override name = 'CancelRefused';
 }
 
+/**
+ * Cancels an APPROVED withdrawal with no payout signed and releases its amount, inside the caller's
+ * transaction; throws CancelRefused otherwise. A refund's cancel uses it for the refund's withdrawal.
+ */
+export async function cancelApprovedIn(stores: Stores, deps: { registry: AssetRegistry; clock: Clock; transitions: WithdrawalTransitions }, id: string): Promise<Withdrawal> {
+  const { registry, clock, transitions } = deps;
+  const found = await stores.withdrawals.findById(id);
+  if (!found) throw new CancelRefused(`No withdrawal with id "${id}".`);
+  if (found.status !== 'APPROVED') throw new CancelRefused(`The withdrawal is ${found.status}; this command cancels an APPROVED one (the merchant cancels an OPEN one through the API).`);
+  const now = clock();
+  // The conditional move takes the row, so a payout being signed now either committed before
+  // (and is found below) or finds the withdrawal cancelled and signs nothing.
+  if (!(await transitions.move(stores, id, 'APPROVED', 'CANCELLED', now))) throw new CancelRefused('The withdrawal changed meanwhile; look at it again.');
+  const signed = found.txnId ?? (await stores.wallet.payout(id))?.txnId ?? (await stores.chains.byReference(id))?.txnId;
+  if (signed) throw new CancelRefused(`A payout transaction (${signed}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`);
+  const asset = registry.byId(found.assetId);
+  const amount = parseAmount(found.amount);
+  // Before any broadcast the amount is still reserved; after one that reverted it left the ledger then.
+  const sent = await stores.ledger.hasWithdrawalStep(id, 'withdrawal-send');
+  await ledgerOf(stores.ledger, clock).release({ merchantId: found.merchantId, asset }, amount, id, { sent });
+  return (await stores.withdrawals.findById(id))!;
+}
+
 /** Creates the operator's cancel. */
 export function createWithdrawalCancel(deps: { uow: UnitOfWork; registry: AssetRegistry; clock: Clock; transitions: WithdrawalTransitions }) {
-  const { uow, registry, clock, transitions } = deps;
   return {
     /** Cancels an APPROVED withdrawal with no payout signed, and releases its amount; throws CancelRefused otherwise. */
     async cancelApproved(id: string): Promise<Withdrawal> {
-      return uow.transaction(async (stores) => {
-        const found = await stores.withdrawals.findById(id);
-        if (!found) throw new CancelRefused(`No withdrawal with id "${id}".`);
-        if (found.status !== 'APPROVED') throw new CancelRefused(`The withdrawal is ${found.status}; this command cancels an APPROVED one (the merchant cancels an OPEN one through the API).`);
-        const now = clock();
-        // The conditional move takes the row, so a payout being signed now either committed before
-        // (and is found below) or finds the withdrawal cancelled and signs nothing.
-        if (!(await transitions.move(stores, id, 'APPROVED', 'CANCELLED', now))) throw new CancelRefused('The withdrawal changed meanwhile; look at it again.');
-        const signed = found.txnId ?? (await stores.wallet.payout(id))?.txnId ?? (await stores.chains.byReference(id))?.txnId;
-        if (signed) throw new CancelRefused(`A payout transaction (${signed}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`);
-        const asset = registry.byId(found.assetId);
-        const amount = parseAmount(found.amount);
-        // Before any broadcast the amount is still reserved; after one that reverted it left the ledger then.
-        const sent = await stores.ledger.hasWithdrawalStep(id, 'withdrawal-send');
-        await ledgerOf(stores.ledger, clock).release({ merchantId: found.merchantId, asset }, amount, id, { sent });
-        return (await stores.withdrawals.findById(id))!;
-      });
+      return deps.uow.transaction((stores) => cancelApprovedIn(stores, deps, id));
     },
   };
 }

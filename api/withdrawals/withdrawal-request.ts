@@ -11,9 +11,12 @@ import type { FieldError } from '../shared/errors.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
 import { CreateWithdrawalInput } from './withdrawal.schema.ts';
 
-/** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
-function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldError[] {
-  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+/**
+ * The checks of a payout destination on an asset's network: an address of that network (checksum
+ * included, never its zero address) and a tag exactly where the network routes by one. A refund's
+ * destination is checked by the same rules.
+ */
+export function destinationErrors(codec: AddressCodec, asset: Asset, addressTo: unknown, destTag: unknown): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof addressTo === 'string' && addressTo !== '' && !codec.isValid(addressTo)) {
     errors.push({ path: 'addressTo', message: `is not a valid ${asset.network} address (checksum included)` });
@@ -23,6 +26,13 @@ function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldErr
   const hasTag = destTag !== undefined && destTag !== null;
   if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
   if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
+  return errors;
+}
+
+/** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
+function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldError[] {
+  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const errors = destinationErrors(codec, asset, addressTo, destTag);
   if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lt(parseAmount(asset.minWithdrawal))) {
     errors.push({
       path: 'amount',

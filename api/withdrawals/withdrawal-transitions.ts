@@ -8,6 +8,7 @@ import type { Stores } from '../unit-of-work.ts';
 import type { WebhookEventType } from '../webhooks/webhook.schema.ts';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.ts';
 import type { WithdrawalStatus } from './withdrawal.schema.ts';
+import type { Withdrawal } from './withdrawal.store.ts';
 import { toWithdrawalOutput } from './withdrawal.view.ts';
 
 const EVENTS: Partial<Record<WithdrawalStatus, WebhookEventType>> = {
@@ -16,16 +17,25 @@ const EVENTS: Partial<Record<WithdrawalStatus, WebhookEventType>> = {
   CANCELLED: 'withdrawal.cancelled',
 };
 
+/** Told, inside the same transaction, of every move a withdrawal made (a refund follows the withdrawal that pays it). */
+export type WithdrawalFollower = (stores: Stores, withdrawal: Withdrawal, at: number) => Promise<void>;
+
 /** Creates the transitions over the registry (for rendering) and the outbox. */
 export function createWithdrawalTransitions(deps: { registry: AssetRegistry; outbox: WebhookOutbox }) {
   const { registry, outbox } = deps;
+  const followers: WithdrawalFollower[] = [];
   return {
+    /** Adds a follower of every move (wired once, by services.ts). */
+    follow(follower: WithdrawalFollower): void {
+      followers.push(follower);
+    },
+
     /** Moves a withdrawal from `from` to `to`; false (and nothing announced) if it was not in `from`. */
     async move(stores: Stores, id: string, from: WithdrawalStatus, to: WithdrawalStatus, at: number): Promise<boolean> {
       if (!(await stores.withdrawals.transition(id, from, to, at))) return false;
       const type = EVENTS[to];
+      const withdrawal = (await stores.withdrawals.findById(id))!;
       if (type) {
-        const withdrawal = (await stores.withdrawals.findById(id))!;
         await outbox.emit(stores, {
           merchantId: withdrawal.merchantId,
           type,
@@ -33,6 +43,7 @@ export function createWithdrawalTransitions(deps: { registry: AssetRegistry; out
           render: async () => toWithdrawalOutput(registry, withdrawal, (await stores.merchants.findById(withdrawal.merchantId))!),
         });
       }
+      for (const follower of followers) await follower(stores, withdrawal, at);
       return true;
     },
   };

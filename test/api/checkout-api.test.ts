@@ -12,6 +12,8 @@ const CONTRACT_FIELDS = [
   'timeout', 'expiresAt', 'createdAt', 'invoice', 'checkoutUrl', 'merchant', 'transactions', 'price', 'rate', 'serverTime',
   // Extension: the network is simulated (these tests run on the simulator).
   'testNetwork',
+  // Extension (section 17): what is out of the ordinary about the funds received.
+  'exception', 'overpaidAmount',
 ];
 /** Fails a wait that would otherwise hang; no test logic depends on it. */
 const DEADLINE_MS = 5_000;
@@ -142,6 +144,8 @@ describe('GET /v2/checkout/:id', () => {
       checkoutUrl: 'https://shop.example/orders/77',
       merchant: { name: 'Checkout Shop', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' },
       transactions: [],
+      exception: null,
+      overpaidAmount: null,
       testNetwork: true,
       price: null,
       rate: null,

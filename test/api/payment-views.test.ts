@@ -227,7 +227,7 @@ describe('a payment list read while another process writes', () => {
       snapshot: (work) => base.snapshot((stores) => work(raced(stores))),
       grouped: (work) => base.grouped((stores) => work(raced(stores))),
     };
-    const payments = createPaymentService({ uow, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600, rates: server.services.rates });
+    const payments = createPaymentService({ uow, registry, addressPool, clock: server.clock, publicUrl: server.url, paymentTimeoutSeconds: 3600, rates: server.services.rates, paymentTolerancePercent: '0' });
     try {
       for (const limit of ['20', '5']) {
         const page = await payments.list(keys.merchant, { statuses: ['OPEN'], limit: Number(limit) });

@@ -58,6 +58,9 @@ describe('creating a payment', () => {
       paymentUri: `bitcoin:${payment.addressTo}?amount=0.0015`,
       price: null,
       rate: null,
+      exception: null,
+      overpaidAmount: null,
+      refundableAmount: '0.00000000',
     });
   });
 

@@ -18,7 +18,7 @@ const BEFORE = EXPIRES_AT - 1;
 const AFTER = EXPIRES_AT + 1;
 
 function terms(status: PaymentStatus = 'OPEN', amount = '1.00000000'): PaymentTerms {
-  return { status, amount, confirmsNeeded: 3, expiresAt: EXPIRES_AT };
+  return { status, amount, confirmsNeeded: 3, expiresAt: EXPIRES_AT, tolerancePercent: '0' };
 }
 function funds(amount: string, confirmations = 0, late = false): ReceivedFunds {
   return { amount, confirmations, late };

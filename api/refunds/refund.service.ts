@@ -1,0 +1,245 @@
+/**
+ * Refund use cases of the merchant (contract section 17): create (reserving the amount at once),
+ * read, list, approve a payer's request (reserving it then) and cancel (releasing exactly what was
+ * reserved). Each check-then-write runs in one transaction that holds the payment's row, so
+ * refunds created at once, on any instance, never exceed what the payment received.
+ */
+import { InsufficientFunds, ledgerOf } from '../balance/ledger.ts';
+import type { Merchant } from '../merchants/merchant.store.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import type { NetworkAdapter } from '../networks/network-adapter.ts';
+import type { Clock } from '../shared/clock.ts';
+import { invalidFields, InvalidState, NotFound, Refused } from '../shared/errors.ts';
+import { newId, storedId, withStoredIds } from '../shared/ids.ts';
+import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
+import type { Logger } from '../shared/logger.ts';
+import { type Amount, formatAmount, parseAmount } from '../shared/money.ts';
+import type { AnyStores, Stores, UnitOfWork } from '../unit-of-work.ts';
+import type { PayoutSender } from '../withdrawals/payout-sender.ts';
+import { CancelRefused, cancelApprovedIn } from '../withdrawals/withdrawal-cancel.ts';
+import { destinationErrors } from '../withdrawals/withdrawal-request.ts';
+import type { WithdrawalTransitions } from '../withdrawals/withdrawal-transitions.ts';
+import type { Asset } from '../networks/asset-registry.ts';
+import type { CreateRefundInput, ListRefundsQuery, RefundOutput } from './refund.schema.ts';
+import { startRefundPayout } from './refund-payout.ts';
+import type { Refund, RefundWithPayout } from './refund.store.ts';
+import type { RefundTransitions } from './refund-transitions.ts';
+import { type RefundViewDeps, toRefundOutput } from './refund.view.ts';
+import { refundabilityOf } from './refundable.ts';
+
+/** What the refund use cases need. */
+export interface RefundServiceDeps {
+  uow: UnitOfWork;
+  registry: AssetRegistry;
+  clock: Clock;
+  logger: Logger;
+  adapter: (network: string) => NetworkAdapter;
+  view: RefundViewDeps;
+  transitions: RefundTransitions;
+  withdrawalTransitions: WithdrawalTransitions;
+  /** Sends an approved refund's payout at once (the payout job retries what this leaves waiting). */
+  payouts: Pick<PayoutSender, 'send'>;
+  /** Queues the mail a new refund sends (the payer's claim link), in the same transaction. */
+  mailed?: { refundCreated(stores: Stores, refund: Refund): Promise<void> };
+}
+
+/** Refusals shared by the merchant's and the payer's refund use cases. */
+export const refundErrors = {
+  notFound: (id: string) => new NotFound('refund-not-found', `No refund with id "${id}" exists for this merchant.`),
+  exceeds: (amount: Amount, refundable: Amount, asset: Asset) =>
+    new Refused(
+      'refund-exceeds-payment',
+      `The refund of ${formatAmount(amount, asset.decimals)} ${asset.short} is more than the ${formatAmount(refundable, asset.decimals)} ${asset.short} of this payment that is not refunded yet (what it received, less every refund not cancelled).`,
+    ),
+  insufficient: (err: InsufficientFunds, asset: Asset) =>
+    new Refused(
+      'insufficient-funds',
+      `The available balance is ${formatAmount(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
+    ),
+  /** Too small to pay out: the fee comes out of it, and the rest must be more than the network's dust. */
+  belowMinimum: (asset: Asset, path: string) =>
+    invalidFields([
+      {
+        path,
+        message: `must be at least the minimum payout of ${formatAmount(asset.minWithdrawal, asset.decimals)} ${asset.short} (the network fee of ${formatAmount(asset.withdrawalFee, asset.decimals)} comes out of a refund, and the rest must be more than the network relays)`,
+      },
+    ]),
+};
+
+/** Checks a destination on the asset's network; InvalidInput naming each bad field. */
+export function checkDestination(registry: AssetRegistry, asset: Asset, addressTo: string, destTag: string | null | undefined): void {
+  const errors = destinationErrors(registry.codec(asset.network), asset, addressTo, destTag);
+  if (errors.length > 0) throw invalidFields(errors);
+}
+
+/** Creates the merchant's refund use cases. */
+export function createRefundService(deps: RefundServiceDeps) {
+  const { uow, registry, clock, logger, view, transitions } = deps;
+
+  async function owned(stores: AnyStores, merchant: Merchant, id: string): Promise<RefundWithPayout> {
+    const key = storedId(id);
+    const refund = key === undefined ? undefined : await stores.refunds.findForMerchant(merchant.id, key);
+    if (!refund) throw refundErrors.notFound(id);
+    return refund;
+  }
+
+  // Sends the payout of a refund just approved; a failure is logged and retried by the payout job.
+  async function sendPayout(refund: RefundWithPayout): Promise<RefundWithPayout> {
+    if (refund.withdrawalId) {
+      try {
+        await deps.payouts.send(refund.withdrawalId);
+      } catch (err) {
+        logger.error({ err, refundId: refund.id }, 'refund payout broadcast failed; it will be retried');
+      }
+    }
+    return (await uow.stores.refunds.findById(refund.id))!;
+  }
+
+  function payoutsDisabled(asset: Asset): void {
+    const disabled = deps.adapter(asset.network).payoutsDisabled;
+    if (disabled) throw new InvalidState('payouts-disabled', disabled);
+  }
+
+  return {
+    /**
+     * Refunds a payment: `amount` or what the payer is owed, to `addressTo` (APPROVED, paid out at
+     * once) or to the address the payer will give through the claim link (AWAITING_ADDRESS). The
+     * amount is reserved from the merchant's balance now.
+     */
+    async create(merchant: Merchant, paymentId: string, input: CreateRefundInput): Promise<RefundOutput> {
+      const key = storedId(paymentId);
+      const asset = await (async () => {
+        const payment = key === undefined ? undefined : await uow.stores.payments.findById(key);
+        if (!payment || payment.merchantId !== merchant.id) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists for this merchant.`);
+        return registry.byId(payment.assetId);
+      })();
+      if (input.addressTo !== undefined) {
+        checkDestination(registry, asset, input.addressTo, input.destTag);
+        payoutsDisabled(asset);
+      } else if (input.destTag !== undefined && input.destTag !== null) {
+        throw invalidFields([{ path: 'destTag', message: 'must come with addressTo (the payer gives both through the claim link otherwise)' }]);
+      }
+      if (input.amount !== undefined && parseAmount(input.amount).decimalPlaces() > asset.decimals) {
+        throw invalidFields([{ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` }]);
+      }
+      const refundId = newId();
+      let created: RefundWithPayout;
+      try {
+        created = await uow.transaction(async (stores) => {
+          const payment = (await stores.payments.lockById(key!))!;
+          const now = clock();
+          const standing = await refundabilityOf(stores, registry, payment, now);
+          const amount = input.amount !== undefined ? parseAmount(input.amount) : standing.owed;
+          if (input.amount === undefined && amount.isZero()) {
+            throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, or is refunded already), so name the amount to refund' }]);
+          }
+          if (amount.gt(standing.refundable)) throw refundErrors.exceeds(amount, standing.refundable, asset);
+          if (amount.lt(asset.minWithdrawal)) throw refundErrors.belowMinimum(asset, 'amount');
+          const refund: Refund = {
+            id: refundId,
+            merchantId: merchant.id,
+            paymentId: payment.id,
+            assetId: asset.id,
+            amount: formatAmount(amount, asset.decimals),
+            addressTo: input.addressTo ?? null,
+            destTag: input.destTag ?? null,
+            status: input.addressTo !== undefined ? 'APPROVED' : 'AWAITING_ADDRESS',
+            requestedBy: 'merchant',
+            withdrawalId: null,
+            reason: input.reason ?? null,
+            createdAt: now,
+            updatedAt: now,
+          };
+          await stores.refunds.insert(refund);
+          if (refund.addressTo !== null) {
+            const withdrawal = await startRefundPayout(stores, clock, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
+            await stores.refunds.setWithdrawal(refund.id, withdrawal.id, now);
+            await transitions.announce(stores, refund.id, now);
+          } else {
+            await ledgerOf(stores.ledger, clock).reserveRefund({ merchantId: merchant.id, asset }, amount, refund.id);
+            await deps.mailed?.refundCreated(stores, refund);
+          }
+          return (await stores.refunds.findById(refund.id))!;
+        });
+      } catch (err) {
+        if (err instanceof InsufficientFunds) throw refundErrors.insufficient(err, asset);
+        throw err;
+      }
+      return toRefundOutput(view, await sendPayout(created));
+    },
+
+    /** One of the merchant's refunds. */
+    async get(merchant: Merchant, id: string): Promise<RefundOutput> {
+      return toRefundOutput(view, await owned(uow.stores, merchant, id));
+    },
+
+    /** A page of the merchant's refunds, newest first. */
+    async list(merchant: Merchant, filters: ListRefundsQuery): Promise<ListEnvelope<RefundOutput>> {
+      const query = withStoredIds(filters);
+      const page = query.page ?? 1;
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const { refunds, total } = await uow.snapshot((stores) => stores.refunds.list(merchant.id, query, (page - 1) * limit, limit));
+      return { data: refunds.map((r) => toRefundOutput(view, r)), page, limit, total };
+    },
+
+    /** Approves a payer's REQUESTED refund: reserves its amount now and pays it out. */
+    async approve(merchant: Merchant, id: string): Promise<RefundOutput> {
+      const pending = await owned(uow.stores, merchant, id);
+      const asset = registry.byId(pending.assetId);
+      if (pending.status === 'REQUESTED') payoutsDisabled(asset);
+      let approved: RefundWithPayout;
+      try {
+        approved = await uow.transaction(async (stores) => {
+          const refund = (await stores.refunds.lockById(pending.id))!;
+          if (refund.status !== 'REQUESTED' || refund.addressTo === null) {
+            throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a REQUESTED refund (asked for by the payer) can be approved.`);
+          }
+          const now = clock();
+          const withdrawal = await startRefundPayout(stores, clock, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
+          await stores.refunds.setWithdrawal(refund.id, withdrawal.id, now);
+          await transitions.move(stores, refund.id, 'REQUESTED', 'APPROVED', now);
+          return (await stores.refunds.findById(refund.id))!;
+        });
+      } catch (err) {
+        if (err instanceof InsufficientFunds) throw refundErrors.insufficient(err, asset);
+        throw err;
+      }
+      return toRefundOutput(view, await sendPayout(approved));
+    },
+
+    /**
+     * Cancels a refund before a payout transaction is signed for it, releasing what it reserved:
+     * its own reservation (AWAITING_ADDRESS), nothing (REQUESTED), or its withdrawal's (APPROVED).
+     */
+    async cancel(merchant: Merchant, id: string): Promise<RefundOutput> {
+      const found = await owned(uow.stores, merchant, id);
+      const cancelled = await uow.transaction(async (stores) => {
+        const refund = (await stores.refunds.lockById(found.id))!;
+        const now = clock();
+        const asset = registry.byId(refund.assetId);
+        if (refund.status === 'AWAITING_ADDRESS' || refund.status === 'REQUESTED') {
+          if (!(await transitions.move(stores, refund.id, refund.status, 'CANCELLED', now))) throw new Error(`refund ${refund.id} moved inside its own transaction`);
+          if (await stores.ledger.holdsRefundReserve(refund.id)) {
+            await ledgerOf(stores.ledger, clock).releaseRefund({ merchantId: refund.merchantId, asset }, parseAmount(refund.amount), refund.id);
+          }
+        } else if (refund.status === 'APPROVED' && refund.withdrawalId) {
+          // Its withdrawal is cancelled (and its reservation released) the way an operator's cancel
+          // does it, only while nothing is signed; the refund follows its withdrawal to CANCELLED.
+          try {
+            await cancelApprovedIn(stores, { registry, clock, transitions: deps.withdrawalTransitions }, refund.withdrawalId);
+          } catch (err) {
+            if (!(err instanceof CancelRefused)) throw err;
+            throw new InvalidState('invalid-state', `The refund's payout is signed and may reach the network, so it can no longer be cancelled. ${err.message}`);
+          }
+        } else {
+          throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a refund whose payout is not signed yet can be cancelled.`);
+        }
+        return (await stores.refunds.findById(refund.id))!;
+      });
+      return toRefundOutput(view, cancelled);
+    },
+  };
+}
+
+/** The merchant's refund use cases. */
+export type RefundService = ReturnType<typeof createRefundService>;

@@ -1,0 +1,156 @@
+/**
+ * PAYMENT_TOLERANCE_PERCENT and a payment's `exception` (contract section 17): the same on the
+ * record, the list, the payer's view and the webhook payload, from exact sums.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { ConfigError, loadConfig } from '../../api/config.ts';
+import { getJson, merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+const NOW = Date.parse('2026-11-21T10:15:30.123Z');
+const BTC = { short: 'BTC', network: 'bitcoin' };
+
+let server: TestServer;
+let receiver: WebhookReceiver;
+let api: ReturnType<typeof merchantApi>;
+let secret: string;
+let invoice = 0;
+
+before(async () => {
+  server = await startTestServer({ env: { PAYMENT_TOLERANCE_PERCENT: '1' } });
+  server.clock.set(NOW);
+  receiver = await startWebhookReceiver();
+  api = merchantApi(server, await server.createMerchant('Exceptions Shop'));
+  const endpoint = await api.post('/webhooks', { url: `${receiver.url}/hook`, events: ['payment.overpaid', 'payment.paid-late', 'payment.completed'] });
+  assert.equal(endpoint.status, 200);
+  secret = endpoint.body.secret;
+});
+
+after(async () => {
+  await server.close();
+  await receiver.close();
+});
+
+async function newPayment(amount = '1') {
+  const response = await api.post('/payment', { amount, asset: BTC, invoice: `exc-${++invoice}`, timeout: 600 });
+  assert.equal(response.status, 200);
+  return response.body as { id: string; addressTo: string };
+}
+
+async function pay(payment: { addressTo: string }, amount: string, confirmations = 0) {
+  const sent = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount, asset: BTC, confirmations });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+}
+
+/** The payment as the merchant's GET, the merchant's list and the payer's view each show it. */
+async function everyView(id: string) {
+  const record = (await api.get(`/payment/${id}`)).body;
+  const listed = (await api.get(`/payment?ids=${id}`)).body.data[0];
+  const payer = (await getJson(`${server.api}/checkout/${id}`)).body;
+  return { record, listed, payer };
+}
+
+function eventsOf(id: string) {
+  const verifier = new Webhook(secret);
+  return receiver
+    .at('/hook')
+    .map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, any> })
+    .filter((e) => e.data.id === id);
+}
+
+describe('tolerance', () => {
+  test('counts 99% of the amount as paid in full under a 1% tolerance, with nothing due', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '0.99', 6);
+    const { record, payer } = await everyView(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.amountDue, '0.00000000');
+    assert.equal(record.exception, null);
+    assert.equal(record.overpaidAmount, null);
+    assert.equal(payer.status, 'COMPLETE');
+    assert.equal(payer.amountDue, '0.00000000');
+  });
+
+  test('leaves a payment one satoshi short of the tolerance OPEN, owing the whole rest', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '0.98999999', 6);
+    const { record } = await everyView(payment.id);
+    assert.equal(record.status, 'OPEN');
+    assert.equal(record.amountDue, '0.01000001');
+    assert.equal(record.exception, null);
+  });
+
+  test('refuses a tolerance outside 0 to 10 at start-up, naming the variable', () => {
+    for (const raw of ['11', '-1', 'one', '1.234']) {
+      assert.throws(() => loadConfig({ PAYMENT_TOLERANCE_PERCENT: raw }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.message, `PAYMENT_TOLERANCE_PERCENT must be a percentage from 0 to 10 with at most two decimals (0.5), got "${raw}"`);
+        return true;
+      });
+    }
+    assert.equal(loadConfig({}).paymentTolerancePercent, '0');
+    assert.equal(loadConfig({ PAYMENT_TOLERANCE_PERCENT: '2.5' }).paymentTolerancePercent, '2.5');
+  });
+});
+
+describe('exceptions', () => {
+  test('OVERPAID with overpaidAmount on the record, the list, the payer view and one payment.overpaid event', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '0.7', 6);
+    await pay(payment, '0.55', 6);
+    const { record, listed, payer } = await everyView(payment.id);
+    for (const view of [record, listed, payer]) {
+      assert.equal(view.status, 'COMPLETE');
+      assert.equal(view.exception, 'OVERPAID');
+      assert.equal(view.overpaidAmount, '0.25000000');
+    }
+    await server.services.dispatcher.run();
+    const events = eventsOf(payment.id);
+    assert.deepEqual(events.map((e) => e.type), ['payment.completed', 'payment.overpaid']);
+    assert.equal(events[1]!.data.exception, 'OVERPAID');
+    assert.equal(events[1]!.data.overpaidAmount, '0.25000000');
+  });
+
+  test('UNDERPAID once expired with too little, before and after the sweep stores it', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '0.4', 6);
+    assert.equal((await everyView(payment.id)).record.exception, null);
+    server.clock.advance(600_000);
+    const unswept = await everyView(payment.id);
+    for (const view of [unswept.record, unswept.listed, unswept.payer]) {
+      assert.equal(view.status, 'EXPIRED');
+      assert.equal(view.exception, 'UNDERPAID');
+      assert.equal(view.overpaidAmount, null);
+    }
+    await server.services.expirySweep.run();
+    assert.equal((await everyView(payment.id)).record.exception, 'UNDERPAID');
+    server.clock.set(NOW);
+  });
+
+  test('PAID_LATE for a transaction first seen after expiry, announced once', async () => {
+    const payment = await newPayment('1');
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+    await pay(payment, '1', 1);
+    await pay(payment, '0.1', 1);
+    const { record, listed, payer } = await everyView(payment.id);
+    for (const view of [record, listed, payer]) {
+      assert.equal(view.status, 'EXPIRED');
+      assert.equal(view.exception, 'PAID_LATE');
+    }
+    await server.services.dispatcher.run();
+    assert.deepEqual(eventsOf(payment.id).map((e) => [e.type, e.data.exception]), [['payment.paid-late', 'PAID_LATE']]);
+    server.clock.set(NOW);
+  });
+
+  test('an exactly paid payment has no exception', async () => {
+    const payment = await newPayment('0.5');
+    await pay(payment, '0.5', 6);
+    const { record, payer } = await everyView(payment.id);
+    assert.equal(record.exception, null);
+    assert.equal(payer.exception, null);
+    assert.equal(payer.overpaidAmount, null);
+  });
+});
