@@ -18,6 +18,8 @@ import { securityHeaders } from './http/security-headers.ts';
 import { staticFiles } from './http/static-files.ts';
 import { assetRoutes, logoRoutes } from './networks/assets.routes.ts';
 import { paymentRoutes } from './payments/payments.routes.ts';
+import { receiptPageRoutes } from './payer-pages/receipt-page.routes.ts';
+import { refundPageRoutes } from './payer-pages/refund-pages.routes.ts';
 import { refundRoutes } from './refunds/refunds.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
@@ -138,7 +140,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
-  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, loadPageAssets(DIST_DIR)));
+  const pageAssets = loadPageAssets(DIST_DIR);
+  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
+  app.use(refundPageRoutes(services.refundClaims, services.config.publicUrl, publicLimit, pageAssets));
+  app.use(receiptPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);
 
   app.use(methodNotAllowed(openApi.paths as Record<string, object>, '/v2'));

@@ -10,6 +10,7 @@ import { paymentFigures, rateOutput } from '../payments/payment.view.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { NotFound } from '../shared/errors.ts';
 import { storedId } from '../shared/ids.ts';
+import { type Locale, lookupLocale } from '../../widget/i18n/locales.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
@@ -127,6 +128,19 @@ export function createCheckoutService(deps: {
       const rendered = stamp && (views.get(stamp.id, stamp, now) ?? (await renderCurrent(stamp.id, now)));
       if (!rendered) throw new NotFound('payment-not-found', `No payment with id "${id}" exists.`);
       return snapshotAt(rendered, now);
+    },
+
+    /** Keeps the language the payer chose on a payment's page, for its receipt and mail; nothing for an unknown id. */
+    async rememberLocale(id: string, locale: Locale): Promise<void> {
+      const key = storedId(id);
+      if (key !== undefined) await uow.stores.payments.setPayerLocale(key, locale);
+    },
+
+    /** The language the payer last chose on a payment's page, if any. */
+    async payerLocaleOf(id: string): Promise<Locale | undefined> {
+      const key = storedId(id);
+      const stored = key === undefined ? null : await uow.stores.payments.payerLocaleOf(key);
+      return (stored && lookupLocale(stored)) || undefined;
     },
 
     /** Subscribes to a payment's changes. */

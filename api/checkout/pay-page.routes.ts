@@ -5,6 +5,8 @@ import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
 import { NotFound } from '../shared/errors.ts';
+import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
+import { payerLinks } from '../payer-pages/payer-links.ts';
 
 /** The cookie that remembers a language chosen on the page. */
 export const LANGUAGE_COOKIE = 'checkout_lang';
@@ -46,7 +48,12 @@ export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limi
     let page: string | undefined;
     try {
       // The service answers 404 for malformed ids too; a repeated ?id= is not a string at all.
-      if (typeof id === 'string') page = renderPayPage((await checkout.snapshot(id)).view, assets, { messages });
+      if (typeof id === 'string') {
+        const view = (await checkout.snapshot(id)).view;
+        // A language chosen on the page is kept with the payment: its receipt and mail speak it.
+        if (typeof req.query.lang === 'string' && lookupLocale(req.query.lang)) await checkout.rememberLocale(view.id, messages.locale);
+        page = renderPayPage(view, assets, { messages }, payerLinks(view, PAYER_MESSAGES[messages.locale]));
+      }
     } catch (err) {
       if (!(err instanceof NotFound)) throw err;
     }

@@ -182,8 +182,8 @@ function merchantHeader(view: CheckoutView, m: Messages): SafeHtml {
   return html`<header class="pay-merchant">${logo ? html`<img class="pay-merchant-logo" src="${logo}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : ''}<div><p class="pay-merchant-name">${view.merchant.name}</p>${view.invoice ? html`<p class="pay-small">${isolated(m.invoice, view.invoice)}</p>` : ''}</div></header>`;
 }
 
-/** The payer page for a payment, as the server sees it now, in the payer's language (English by default). */
-export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }): string {
+/** The payer page for a payment, as the server sees it now (`links`: markup after the element, the receipt or refund request link), in the payer's language (English by default). */
+export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBUILT_ASSETS, language: PageLanguage = { messages: ENGLISH }, links: SafeHtml = html``): string {
   const view: CheckoutView = payment;
   const m = language.messages;
   const final = isFinalStatus(view.status);
@@ -199,7 +199,8 @@ ${transactions(view, m)}
 ${back ? html`<p><a class="pay-button" href="${back}">${m.returnTo(view.merchant.name)}</a></p>` : ''}
 ${final ? '' : html`<noscript><p class="pay-small">${m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS)}</p></noscript>`}
 </div>
-</crypto-checkout>`;
+</crypto-checkout>
+${links}`;
   return page({
     title: `${statusTitle(view, m)} · ${view.merchant.name}`,
     body,

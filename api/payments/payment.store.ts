@@ -304,6 +304,16 @@ export class PaymentStore {
     await this.sql.run('UPDATE payments SET status = ?, updated_at = ? WHERE id = ?', [status, updatedAt, paymentId]);
   }
 
+  /** The language the payer last chose on the payment's page, if any. */
+  async payerLocaleOf(paymentId: string): Promise<string | null> {
+    return (await this.sql.get<{ payer_locale: string | null }>('SELECT payer_locale FROM payments WHERE id = ?', [paymentId]))?.payer_locale ?? null;
+  }
+
+  /** Keeps the language the payer chose on the payment's page (a write only when it changes). */
+  async setPayerLocale(paymentId: string, locale: string): Promise<void> {
+    await this.sql.run('UPDATE payments SET payer_locale = ? WHERE id = ? AND payer_locale IS DISTINCT FROM ?', [locale, paymentId, locale]);
+  }
+
   /** Records the exception last announced for a payment. */
   async setException(paymentId: string, exception: PaymentException | null): Promise<void> {
     await this.sql.run('UPDATE payments SET exception = ? WHERE id = ?', [exception, paymentId]);

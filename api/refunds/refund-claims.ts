@@ -29,6 +29,8 @@ export interface ClaimView {
   status: RefundStatus;
   amount: string;
   asset: Asset;
+  /** Whether the asset's network routes by destination tag (the form asks for one). */
+  needsTag: boolean;
   merchantName: string;
   addressTo: string | null;
   destTag: string | null;
@@ -41,6 +43,8 @@ export interface RequestView {
   paymentId: string;
   merchantName: string;
   asset: Asset;
+  /** Whether the asset's network routes by destination tag (the form asks for one). */
+  needsTag: boolean;
   /** What would be refunded. */
   amount: string;
 }
@@ -84,6 +88,7 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
         status: refund.status,
         amount: refund.amount,
         asset: registry.byId(refund.assetId),
+        needsTag: registry.codec(registry.byId(refund.assetId).network).requiresTag,
         merchantName: await merchantNameOf(refund.merchantId),
         addressTo: refund.addressTo,
         destTag: refund.destTag,
@@ -127,7 +132,13 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       if (!payerMayRequest(standing.exception) || standing.owed.isZero()) {
         throw new InvalidState('invalid-state', 'This payment has nothing a payer can ask to have refunded.');
       }
-      return { paymentId: payment.id, merchantName: await merchantNameOf(payment.merchantId), asset: standing.asset, amount: formatAmount(standing.owed, standing.asset.decimals) };
+      return {
+        paymentId: payment.id,
+        merchantName: await merchantNameOf(payment.merchantId),
+        asset: standing.asset,
+        needsTag: registry.codec(standing.asset.network).requiresTag,
+        amount: formatAmount(standing.owed, standing.asset.decimals),
+      };
     },
 
     /**

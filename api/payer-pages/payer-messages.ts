@@ -1,0 +1,47 @@
+/**
+ * @module The words of the payer's refund, request and receipt pages and of the mail sent to payers,
+ * in every language the payer page speaks (contract section 14). One file per language under
+ * `locales/`; English is the reference every other follows.
+ */
+import type { Locale } from '../../widget/i18n/locales.ts';
+import type { RefundStatus } from '../refunds/refund.store.ts';
+
+/** Every text of the payer's refund, request and receipt pages and mail. */
+export interface PayerMessages {
+  locale: Locale;
+  refundFrom: (shop: string) => string;
+  amount: string;
+  status: string;
+  statuses: Record<RefundStatus, string>;
+  feeNote: string;
+  sentTo: string;
+  destTag: string;
+  transaction: string;
+  yourAddress: (network: string) => string;
+  tagHint: string;
+  send: string;
+  requestTitle: (shop: string) => string;
+  requestIntro: (shop: string) => string;
+  requestButton: string;
+  linkRequest: string;
+  linkReceipt: string;
+  invalidLink: string;
+  invalidLinkDetail: string;
+  updatesEvery: (seconds: number) => string;
+  addressInvalid: (network: string) => string;
+  tagRequired: string;
+  tagInvalid: string;
+  addressAlreadySet: string;
+  alreadyRequested: string;
+  nothingToRefund: string;
+  receiptTitle: (shop: string) => string;
+  invoice: string;
+  date: string;
+  totalReceived: string;
+  late: string;
+  printHint: string;
+  mailReceiptSubject: (shop: string) => string;
+  mailReceiptText: (shop: string, url: string) => string;
+  mailClaimSubject: (shop: string) => string;
+  mailClaimText: (shop: string, amount: string, url: string) => string;
+}

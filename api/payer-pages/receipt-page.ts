@@ -1,0 +1,45 @@
+/**
+ * @module The payer's receipt of a COMPLETE or PAID_LATE payment (contract section 17): shop,
+ * invoice, amount, each transaction with its id and date, printable (the style sheet's print rules
+ * drop the page's controls). Fiat price and rate join it when payments carry them.
+ */
+import { amountText } from '../../widget/checkout-format.ts';
+import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
+import type { PageAssets } from '../checkout/pay-page.ts';
+import { html, type SafeHtml } from '../http/html.ts';
+import type { PayerMessages } from './payer-messages.ts';
+import { renderPayerPage } from './page-shell.ts';
+
+/** Whether a payment has a receipt: paid on time, or paid late. */
+export function hasReceipt(view: Pick<CheckoutOutput, 'status' | 'exception'>): boolean {
+  return view.status === 'COMPLETE' || view.exception === 'PAID_LATE';
+}
+
+function dateText(iso: string, m: PayerMessages): string {
+  const format = new Intl.DateTimeFormat(m.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', numberingSystem: 'latn' });
+  return `${format.format(new Date(iso))} UTC`;
+}
+
+function fact(label: string, value: SafeHtml | string): SafeHtml {
+  return html`<div class="pay-fact"><dt>${label}</dt><dd>${value}</dd></div>`;
+}
+
+/** The receipt page, in the payer's language. */
+export function renderReceiptPage(view: CheckoutOutput, m: PayerMessages, assets: PageAssets): string {
+  const shop = view.merchant.name;
+  const facts = [
+    ...(view.invoice ? [fact(m.invoice, html`<bdi dir="ltr">${view.invoice}</bdi>`)] : []),
+    fact(m.amount, html`<strong dir="ltr">${amountText(view.amount, view.asset, m.locale)}</strong>`),
+    fact(m.totalReceived, html`<span dir="ltr">${amountText(view.totalReceivedAmount, view.asset, m.locale)}</span>`),
+  ];
+  const rows = view.transactions.map(
+    (t) =>
+      html`<li><strong dir="ltr">${amountText(t.receivedAmount, view.asset, m.locale)}</strong> · <time datetime="${t.date}">${dateText(t.date, m)}</time>${t.late ? html` · <span class="pay-warning">${m.late}</span>` : ''}<br><span class="pay-small">${m.transaction} <code dir="ltr">${t.txnId}</code></span></li>`,
+  );
+  const body = html`<header class="pay-merchant"><div><p class="pay-merchant-name">${shop}</p></div></header>
+<div class="pay-status"><h1>${m.receiptTitle(shop)}</h1></div>
+<dl class="pay-facts">${facts}</dl>
+<section class="pay-transactions" aria-labelledby="receipt-transactions"><h2 id="receipt-transactions">${m.transaction}</h2><ul>${rows}</ul></section>
+<p class="pay-small pay-noprint">${m.printHint}</p>`;
+  return renderPayerPage({ messages: m, title: m.receiptTitle(shop), body, assets, menu: { action: '/receipt', keep: { id: view.id } } });
+}

@@ -1,0 +1,145 @@
+/**
+ * The payer's server-rendered refund, request and receipt pages (contract section 17): escaped by
+ * construction, no inline script, in the payer's language, with the claim link usable once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+
+const NOW = Date.parse('2026-11-21T10:15:30.123Z');
+const ETH = { short: 'ETH', network: 'ethereum' };
+const XRP = { short: 'XRP', network: 'ripple' };
+const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const XRP_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
+
+let server: TestServer;
+let api: ReturnType<typeof merchantApi>;
+
+before(async () => {
+  server = await startTestServer();
+  server.clock.set(NOW);
+  const shop = await server.createMerchant('Bob\'s <b>Shop</b>');
+  api = merchantApi(server, shop);
+});
+
+after(() => server.close());
+
+async function paid(amount: string, received: string, asset = ETH, lateAfterExpiry = false) {
+  const created = await api.post('/payment', { amount, asset, timeout: 600, invoice: `<i>inv</i>-${Math.random()}` });
+  if (lateAfterExpiry) {
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+  }
+  const sent = await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, destTag: created.body.destTag ?? undefined, amount: received, asset, confirmations: 50 });
+  assert.equal(sent.status, 200);
+  server.clock.set(NOW);
+  return created.body as { id: string };
+}
+
+const page = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+const postForm = (path: string, fields: Record<string, string>) =>
+  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+
+function assertPageSafety(response: Response, body: string) {
+  assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+  assert.equal(/<script/i.test(body), false, 'no script at all');
+  assert.equal(body.includes('<b>Shop</b>'), false, 'the shop name is escaped');
+  assert.equal(body.includes('<i>inv</i>'), false, 'the invoice is escaped');
+}
+
+describe('the claim page', () => {
+  test('shows the refund, refuses a wrong token, a wrong address and a second address, and follows it after the right one', async () => {
+    const payment = await paid('1', '1.5');
+    const refund = (await api.post(`/payment/${payment.id}/refund`, {})).body;
+    const claim = new URL(refund.claimUrl);
+    const token = claim.searchParams.get('token')!;
+    const wrong = await page(`/refund?id=${refund.id}&token=${token.slice(1)}x`);
+    assert.equal(wrong.status, 404);
+    assert.match(await wrong.text(), /This link is not valid/);
+
+    const shown = await page(`${claim.pathname}${claim.search}`, { 'Accept-Language': 'de-DE,de;q=0.9' });
+    const html = await shown.text();
+    assert.equal(shown.status, 200);
+    assertPageSafety(shown, html);
+    assert.match(html, /<html lang="de" dir="ltr">/);
+    assert.match(html, /Erstattung von Bob&#39;s &lt;b&gt;Shop&lt;\/b&gt;/);
+    assert.match(html, /Wartet auf Ihre Adresse/);
+    assert.match(html, /<form class="pay-form" method="post" action="\/refund">/);
+
+    const bad = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: XRP_ADDRESS });
+    assert.equal(bad.status, 400);
+    const badHtml = await bad.text();
+    assert.match(badHtml, /<p class="pay-warning" role="alert" id="pay-form-error">This is not a valid Ethereum address.<\/p>/);
+    assert.match(badHtml, new RegExp(`value="${XRP_ADDRESS}"`));
+
+    const good = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ETH_ADDRESS });
+    assert.equal(good.status, 303);
+    assert.equal(good.headers.get('location'), `/refund?id=${refund.id}&token=${token}&lang=en`);
+    const followed = await (await page(good.headers.get('location')!)).text();
+    assert.match(followed, /Approved: being sent/);
+    assert.match(followed, /<meta http-equiv="refresh" content="10">/);
+    assert.match(followed, new RegExp(ETH_ADDRESS));
+    assert.equal(followed.includes('<form class="pay-form"'), false);
+
+    const again = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: '0x0000000000000000000000000000000000000001' });
+    assert.equal(again.status, 409);
+    assert.match(await again.text(), /This refund already has an address; it cannot be changed./);
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.addressTo, ETH_ADDRESS);
+  });
+
+  test('asks for a tag on a network that routes by one', async () => {
+    const payment = await paid('100', '150', XRP);
+    const refund = (await api.post(`/payment/${payment.id}/refund`, {})).body;
+    const token = new URL(refund.claimUrl).searchParams.get('token')!;
+    assert.match(await (await page(`/refund?id=${refund.id}&token=${token}`)).text(), /<label for="pay-tag">Destination tag<\/label>/);
+    const untagged = await postForm('/refund', { id: refund.id, token, addressTo: XRP_ADDRESS, destTag: '' });
+    assert.equal(untagged.status, 400);
+    assert.match(await untagged.text(), /This network needs a destination tag./);
+    const tagged = await postForm('/refund', { id: refund.id, token, addressTo: XRP_ADDRESS, destTag: '12345' });
+    assert.equal(tagged.status, 303);
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.destTag, '12345');
+  });
+});
+
+describe('the payer asks for a refund', () => {
+  test('from the page of an underpaid payment, once', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 50 });
+    server.clock.advance(600_000);
+    const payPage = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(payPage, new RegExp(`<a href="/refund/request\\?payment=${created.body.id}&amp;lang=en">This payment did not go through as expected: request a refund</a>`));
+    const form = await page(`/refund/request?payment=${created.body.id}&lang=fr`);
+    const formHtml = await form.text();
+    assert.equal(form.status, 200);
+    assertPageSafety(form, formHtml);
+    assert.match(formHtml, /Demander un remboursement à Bob&#39;s/);
+    const asked = await postForm('/refund/request', { payment: created.body.id, lang: 'fr', addressTo: ETH_ADDRESS });
+    assert.equal(asked.status, 303);
+    const location = asked.headers.get('location')!;
+    assert.match(await (await page(location)).text(), /Demandé : en attente de la boutique/);
+    const twice = await page(`/refund/request?payment=${created.body.id}`);
+    assert.equal(twice.status, 409);
+    server.clock.set(NOW);
+  });
+});
+
+describe('the receipt', () => {
+  test('of a COMPLETE payment, linked from its page, in the language last chosen there; 404 before', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600, invoice: '<i>inv</i>-7' });
+    assert.equal((await page(`/receipt?id=${created.body.id}`)).status, 404);
+    assert.equal((await page(`/pay?id=${created.body.id}&lang=ja`)).status, 200);
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
+    const payPage = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(payPage, new RegExp(`<a href="/receipt\\?id=${created.body.id}&amp;lang=en">View your receipt</a>`));
+    const receipt = await page(`/receipt?id=${created.body.id}`);
+    const html = await receipt.text();
+    assert.equal(receipt.status, 200);
+    assertPageSafety(receipt, html);
+    assert.match(html, /<html lang="ja" dir="ltr">/);
+    assert.match(html, /Bob&#39;s &lt;b&gt;Shop&lt;\/b&gt; の領収書/);
+    assert.match(html, /&lt;i&gt;inv&lt;\/i&gt;-7/);
+    assert.equal((await page(`/receipt?id=${created.body.id}&lang=ar`)).status, 200);
+    assert.match(await (await page(`/receipt?id=${created.body.id}&lang=ar`)).text(), /<html lang="ar" dir="rtl">/);
+    assert.equal((await page('/receipt?id=not-a-payment')).status, 404);
+  });
+});
