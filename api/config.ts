@@ -68,6 +68,10 @@ export interface Config {
   readonly nodes: Readonly<Partial<Record<'bitcoin' | 'litecoin', NodeConfig>>>;
   /** The Ethereum JSON-RPC endpoint (ETHEREUM_RPC_URL) and the chain id it must report (ETHEREUM_CHAIN_ID, default 1). */
   readonly ethereum: EthereumConfig | undefined;
+  /** Where mail goes out (SMTP_URL, smtp:// or smtps://, with user:password when the server wants them); undefined sends none. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of that mail (SMTP_FROM, default checkout@ the PUBLIC_URL host). */
+  readonly smtpFrom: string;
   /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
   readonly walletMnemonicFile: string;
   /** Prices in fiat (RATE_* variables). */
@@ -267,6 +271,29 @@ function ratesOf(env: NodeJS.ProcessEnv): RatesConfig {
   };
 }
 
+function smtpUrlOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL must be a URL like smtp://user:password@mail.example:587 or smtps://user:password@mail.example:465');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//…"`);
+  return raw;
+}
+
+function smtpFromOf(env: NodeJS.ProcessEnv, publicUrl: string): string {
+  const raw = env.SMTP_FROM?.trim();
+  if (raw === undefined || raw === '') return `checkout@${new URL(publicUrl).hostname}`;
+  // An address, or a name and an address: "Shop Payments <payments@shop.example>".
+  if (!/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw)) {
+    throw new ConfigError(`SMTP_FROM must be an e-mail address (payments@shop.example) or a name and one (Shop <payments@shop.example>), got "${raw}"`);
+  }
+  return raw;
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -287,10 +314,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (simulator && production) {
     throw new ConfigError('SIMULATOR cannot be on when NODE_ENV=production');
   }
+  const publicUrlValue = publicUrl(env, port);
   return Object.freeze({
     port,
     host: hostOf(env),
-    publicUrl: publicUrl(env, port),
+    publicUrl: publicUrlValue,
+    smtpUrl: smtpUrlOf(env),
+    smtpFrom: smtpFromOf(env, publicUrlValue),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
     simulator,

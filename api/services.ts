@@ -30,6 +30,8 @@ import { createWebhookService } from './webhooks/webhook.service.ts';
 import { createWithdrawalCancel } from './withdrawals/withdrawal-cancel.ts';
 import { createWithdrawalService } from './withdrawals/withdrawal.service.ts';
 import { createClaimTokens } from './refunds/claim-tokens.ts';
+import { createMailSender, smtpTransport } from './notifications/mail-sender.ts';
+import { createPayerMail } from './notifications/payer-mail.ts';
 import { createRefundClaims } from './refunds/refund-claims.ts';
 import { createRefundService } from './refunds/refund.service.ts';
 import { createRefundTransitions } from './refunds/refund-transitions.ts';
@@ -82,7 +84,11 @@ export async function createServices(options: ServiceOptions) {
   const { registry, simulator, followers, ethereum, sources, adapter } = chains;
   const events = await createPaymentEvents(db);
   const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
-  const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
+  // Mail: queued in the transactions of the events it tells of, sent by the mail job (SMTP_URL).
+  const refundView = { registry, publicUrl: config.publicUrl, tokens: createClaimTokens(serverKey) };
+  const payerMail = createPayerMail({ enabled: config.smtpUrl !== undefined, clock, registry, view: refundView });
+  const mail = config.smtpUrl ? createMailSender({ uow, clock, logger, from: config.smtpFrom, transport: smtpTransport(config.smtpUrl) }) : undefined;
+  const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox, mail: payerMail });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 
   // Fiat prices: quotes of the served assets, kept fresh in the background (startJobs starts it).
@@ -111,11 +117,10 @@ export async function createServices(options: ServiceOptions) {
   // The operator's cancel of an approved withdrawal that cannot go out (the CLI, the dashboard).
   const withdrawalCancel = createWithdrawalCancel({ uow, registry, clock, transitions: withdrawalTransitions });
   // Refunds: paid out by withdrawals of their own, through the same payout job; each follows its withdrawal.
-  const refundView = { registry, publicUrl: config.publicUrl, tokens: createClaimTokens(serverKey) };
   const refundTransitions = createRefundTransitions({ view: refundView, outbox });
   withdrawalTransitions.follow(refundTransitions.withdrawalMoved);
-  const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts });
-  const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, payouts });
+  const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts, mailed: payerMail });
+  const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, payouts, mailed: payerMail });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,
@@ -144,6 +149,8 @@ export async function createServices(options: ServiceOptions) {
     withdrawals,
     refunds,
     refundClaims,
+    /** The mail job (with SMTP_URL only). */
+    mail,
     payouts,
     withdrawalCancel,
     balance,

@@ -7,6 +7,7 @@ import type { Database, Sql } from './db/database.ts';
 import { IdempotencyStore } from './idempotency/idempotency.store.ts';
 import { JobLeaseStore } from './jobs/job-lease.store.ts';
 import { MerchantStore } from './merchants/merchant.store.ts';
+import { MailStore } from './notifications/mail.store.ts';
 import { AddressStore } from './networks/address.store.ts';
 import { AssetStore } from './networks/asset.store.ts';
 import { PaymentStore } from './payments/payment.store.ts';
@@ -34,6 +35,7 @@ abstract class StoreSet {
   #followers?: FollowerStore;
   #wallet?: WalletStore;
   #refunds?: RefundStore;
+  #mail?: MailStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -78,6 +80,9 @@ abstract class StoreSet {
   }
   get refunds(): RefundStore {
     return (this.#refunds ??= new RefundStore(this.sql));
+  }
+  get mail(): MailStore {
+    return (this.#mail ??= new MailStore(this.sql));
   }
 }
 

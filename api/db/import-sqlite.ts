@@ -38,6 +38,8 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'chain_outputs', key: 'network, txn_id, vout', since: '0071-utxo-payouts' },
   { name: 'payout_transactions', key: 'withdrawal_id', since: '0071-utxo-payouts' },
   { name: 'eth_nonces', key: 'address', since: '0073-ethereum-payouts' },
+  // Mail not yet sent (and the record of what was).
+  { name: 'mail_outbox', key: 'created_at, id', since: '0092-payer-locale-and-mail' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];

@@ -1,7 +1,7 @@
 /**
  * @module Every background loop of a running service starts here: following each node's chain,
  * expiry sweeps, payout broadcasts, webhook deliveries, simulated blocks, Ethereum sweeps, rate
- * refreshes, housekeeping (expired idempotency records, ended rate-limit windows) and address pool
+ * refreshes, mail, housekeeping (expired idempotency records, ended rate-limit windows) and address pool
  * refills. Each shared job runs in one process at a time, whichever holds its
  * lease (a row in `job_leases`): several instances on one database sweep, pay out and mine once.
  * A process that dies stops renewing; its leases lapse and another instance takes the jobs over.
@@ -31,6 +31,8 @@ export interface JobServices {
   /** Each network on a node: following it is one of the background loops. */
   followers: ReadonlyMap<string, { follow(): void; close(): void }>;
   rateBook: { startRefreshing(): () => Promise<void> };
+  /** The mail job, when SMTP_URL is set. */
+  mail?: { run(): Promise<unknown> } | undefined;
 }
 
 const SWEEP_MS = 1_000;
@@ -39,6 +41,8 @@ const PAYOUT_RETRY_MS = 5_000;
 const HOUSEKEEPING_MS = 60_000;
 const POOL_IDLE_MS = 1_000;
 const WEBHOOK_LOG_DAYS = 30;
+// Mail waiting in the outbox goes out this often, by one instance at a time.
+const MAIL_MS = 2_000;
 /** A lease outlives a few runs of its job, and no more, so a takeover after a crash is quick. */
 const LEASE_MS = 10_000;
 
@@ -85,6 +89,8 @@ export function startJobs(services: JobServices): () => Promise<void> {
     Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge(), uow.stores.webhooks.purge(services.clock() - WEBHOOK_LOG_DAYS * 86_400_000)]),
   );
   const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.payouts.sendPending());
+  const mail = services.mail;
+  if (mail) every('mail', MAIL_MS, () => mail.run());
   if (services.simulator && config.simulatorBlockSeconds > 0) {
     const simulator = services.simulator;
     every('simulated-blocks', config.simulatorBlockSeconds * 1000, () => simulator.tick());

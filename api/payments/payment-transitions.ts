@@ -34,7 +34,13 @@ export function paymentEventFor(from: PaymentStatus, to: PaymentStatus): Webhook
 const EXCEPTION_EVENTS: Partial<Record<PaymentException, WebhookEventType>> = { OVERPAID: 'payment.overpaid', PAID_LATE: 'payment.paid-late' };
 
 /** Creates the transitions over the registry (for rendering) and the outbox. */
-export function createPaymentTransitions(deps: { registry: AssetRegistry; publicUrl: string; outbox: WebhookOutbox }) {
+export function createPaymentTransitions(deps: {
+  registry: AssetRegistry;
+  publicUrl: string;
+  outbox: WebhookOutbox;
+  /** Queues the payer's receipt mail when a payment completes, in the same transaction. */
+  mail?: { paymentCompleted(stores: Stores, payment: Payment): Promise<void> };
+}) {
   const { outbox } = deps;
 
   // The record as GET /v2/payment/:id returns it at `now`, read inside the caller's transaction.
@@ -59,6 +65,7 @@ export function createPaymentTransitions(deps: { registry: AssetRegistry; public
       if (options.transactionSeen) await announce(stores, payment.merchantId, payment.id, 'payment.transaction-seen', now);
       const type = paymentEventFor(payment.status, to);
       if (type) await announce(stores, payment.merchantId, payment.id, type, now);
+      if (type === 'payment.completed') await deps.mail?.paymentCompleted(stores, payment);
     },
 
     /**

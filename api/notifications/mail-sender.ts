@@ -1,0 +1,57 @@
+/**
+ * @module The mail job: sends the outbox's due messages through SMTP (nodemailer), each once. A
+ * message is claimed before it is sent, so two instances never send the same one; a failure (the
+ * server down, a refusal) is logged and tried again later, backing off, and never reaches a request:
+ * requests only write the outbox. Each message sent is logged with its id and kind.
+ */
+import nodemailer from 'nodemailer';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UnitOfWork } from '../unit-of-work.ts';
+
+/** Delays before each retry after a failed attempt: 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h. */
+export const MAIL_RETRY_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
+/** How long one attempt holds a message before another instance may take it. */
+const CLAIM_MS = 60_000;
+const BATCH = 20;
+
+/** Something that sends one message (nodemailer's transport). */
+export interface MailTransport {
+  sendMail(message: { from: string; to: string; subject: string; text: string; html: string; messageId?: string }): Promise<unknown>;
+}
+
+/** An SMTP transport for SMTP_URL, failing fast when the server does not answer. */
+export function smtpTransport(smtpUrl: string): MailTransport {
+  return nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+}
+
+/** Creates the mail job. */
+export function createMailSender(deps: { uow: UnitOfWork; clock: Clock; logger: Logger; from: string; transport: MailTransport }) {
+  const { uow, clock, logger, from, transport } = deps;
+  return {
+    /** Sends every message due now; returns how many went out. */
+    async run(): Promise<number> {
+      let sent = 0;
+      for (const message of await uow.stores.mail.due(clock(), BATCH)) {
+        const now = clock();
+        if (!(await uow.stores.mail.claim(message.id, now, now + CLAIM_MS))) continue;
+        try {
+          await transport.sendMail({ from, to: message.recipient, subject: message.subject, text: message.textBody, html: message.htmlBody });
+        } catch (err) {
+          const delay = MAIL_RETRY_MS[Math.min(message.attempts, MAIL_RETRY_MS.length - 1)]!;
+          const reason = err instanceof Error ? err.message : String(err);
+          await uow.stores.mail.markFailed(message.id, clock() + delay, reason);
+          logger.warn({ mailId: message.id, kind: message.kind, attempt: message.attempts + 1, retryInMs: delay, reason }, 'mail not sent; it will be retried');
+          continue;
+        }
+        await uow.stores.mail.markSent(message.id, clock());
+        logger.info({ mailId: message.id, kind: message.kind }, 'mail sent');
+        sent++;
+      }
+      return sent;
+    },
+  };
+}
+
+/** The mail job. */
+export type MailSender = ReturnType<typeof createMailSender>;

@@ -1,0 +1,87 @@
+/**
+ * @module The mail that events send (contract section 17), queued in the same transaction as the
+ * change: the payer's receipt link when a payment completes, the payer's claim link when a refund
+ * awaits their address (to `customer.email`, in the language last chosen on the payer page, else
+ * English), and the merchant's notice of a payer's refund request (to the merchant's e-mail). Each
+ * message has a plain-text part and an HTML one; its id names the event, so it is queued once.
+ */
+import { amountText } from '../../widget/checkout-format.ts';
+import { type Locale, lookupLocale } from '../../widget/i18n/locales.ts';
+import { html } from '../http/html.ts';
+import type { AssetRegistry } from '../networks/asset-registry.ts';
+import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
+import type { Payment } from '../payments/payment.store.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Refund } from '../refunds/refund.store.ts';
+import { claimUrlOf, type RefundViewDeps } from '../refunds/refund.view.ts';
+import type { Stores } from '../unit-of-work.ts';
+
+/** A message's text as paragraphs, also rendered as HTML with its links clickable. */
+function bodies(text: string): { textBody: string; htmlBody: string } {
+  const paragraphs = text.trim().split(/\n\n+/);
+  const linked = (paragraph: string) => {
+    const match = /(https?:\/\/\S+)$/.exec(paragraph);
+    if (!match) return html`${paragraph}`;
+    const before = paragraph.slice(0, match.index);
+    return html`${before}<a href="${match[1]!}">${match[1]!}</a>`;
+  };
+  return { textBody: text, htmlBody: html`<!doctype html><html><body>${paragraphs.map((p) => html`<p>${linked(p)}</p>`)}</body></html>`.markup };
+}
+
+/** Creates the event mail; `enabled` is false without SMTP_URL (then nothing is queued at all). */
+export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry: AssetRegistry; view: Pick<RefundViewDeps, 'publicUrl' | 'tokens'> }) {
+  const { enabled, clock, registry, view } = deps;
+
+  async function localeOf(stores: Stores, paymentId: string): Promise<Locale> {
+    const stored = await stores.payments.payerLocaleOf(paymentId);
+    return (stored && lookupLocale(stored)) || 'en';
+  }
+
+  async function shopOf(stores: Stores, merchantId: string) {
+    return (await stores.merchants.findById(merchantId))!;
+  }
+
+  return {
+    /** The payer's receipt link, when a payment moves to COMPLETE and its customer gave an e-mail. */
+    async paymentCompleted(stores: Stores, payment: Payment): Promise<void> {
+      const to = payment.customer?.email;
+      if (!enabled || !to) return;
+      const m = PAYER_MESSAGES[await localeOf(stores, payment.id)];
+      const shop = (await shopOf(stores, payment.merchantId)).name;
+      const url = `${view.publicUrl}/receipt?id=${payment.id}`;
+      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(m.mailReceiptText(shop, url)), kind: 'receipt', createdAt: clock() });
+    },
+
+    /** The payer's claim link, when a refund is created awaiting their address and the payment's customer gave an e-mail. */
+    async refundCreated(stores: Stores, refund: Refund): Promise<void> {
+      if (!enabled || refund.status !== 'AWAITING_ADDRESS') return;
+      const payment = (await stores.payments.findById(refund.paymentId))!;
+      const to = payment.customer?.email;
+      if (!to) return;
+      const m = PAYER_MESSAGES[await localeOf(stores, payment.id)];
+      const shop = (await shopOf(stores, refund.merchantId)).name;
+      const amount = amountText(refund.amount, registry.byId(refund.assetId), m.locale);
+      await stores.mail.queue({
+        id: `refund-claim:${refund.id}`,
+        recipient: to,
+        subject: m.mailClaimSubject(shop),
+        ...bodies(m.mailClaimText(shop, amount, claimUrlOf(view, refund.id))),
+        kind: 'refund-claim',
+        createdAt: clock(),
+      });
+    },
+
+    /** The merchant's notice of a payer's refund request, to the merchant's e-mail (in English). */
+    async refundRequested(stores: Stores, refund: Refund): Promise<void> {
+      if (!enabled) return;
+      const merchant = await shopOf(stores, refund.merchantId);
+      if (!merchant.email) return;
+      const amount = amountText(refund.amount, registry.byId(refund.assetId), 'en');
+      const text = `A payer asks for a refund of ${amount} for payment ${refund.paymentId}, to ${refund.addressTo}${refund.destTag ? ` (tag ${refund.destTag})` : ''}.\n\nApprove or cancel refund ${refund.id}: POST /v2/refund/${refund.id}/approve or /cancel.\n`;
+      await stores.mail.queue({ id: `refund-request:${refund.id}`, recipient: merchant.email, subject: `Refund requested: ${amount}`, ...bodies(text), kind: 'refund-request', createdAt: clock() });
+    },
+  };
+}
+
+/** The event mail. */
+export type PayerMail = ReturnType<typeof createPayerMail>;

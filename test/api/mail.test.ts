@@ -1,0 +1,109 @@
+/**
+ * E-mail (contract section 17) against a real SMTP server on loopback (the smtp-server package):
+ * the payer's receipt and claim links, the merchant's refund request notice, each with a plain-text
+ * part, sent once; a server that is down delays mail and never a request.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../api/config.ts';
+import { MAIL_RETRY_MS } from '../../api/notifications/mail-sender.ts';
+import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
+
+const NOW = Date.parse('2026-11-21T10:15:30.123Z');
+const ETH = { short: 'ETH', network: 'ethereum' };
+const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+let smtp: SmtpReceiver;
+let server: TestServer;
+let api: ReturnType<typeof merchantApi>;
+
+before(async () => {
+  smtp = await startSmtpReceiver();
+  server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Checkout <checkout@pay.example>' } });
+  server.clock.set(NOW);
+  api = merchantApi(server, await server.createMerchant('Mail Shop'));
+});
+
+after(async () => {
+  await server.close();
+  await smtp.stop();
+});
+
+const sendMail = () => server.services.mail!.run();
+
+async function payment(amount: string, received: string, email = 'payer@example.com') {
+  const created = await api.post('/payment', { amount, asset: ETH, timeout: 600, customer: { email } });
+  assert.equal(created.status, 200);
+  const sent = await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: received, asset: ETH, confirmations: 50 });
+  assert.equal(sent.status, 200);
+  return created.body as { id: string };
+}
+
+describe('mail', () => {
+  test('the payer gets the receipt link once when a payment completes, in the language chosen on its page, with a text part', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600, customer: { email: 'ana@example.com' } });
+    assert.equal((await fetch(`${server.url}/pay?id=${created.body.id}&lang=es`)).status, 200);
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
+    assert.equal(await sendMail(), 1);
+    assert.equal(await sendMail(), 0);
+    const mail = smtp.received.filter((m) => m.to.includes('ana@example.com'));
+    assert.equal(mail.length, 1);
+    assert.equal(mail[0]!.from, 'checkout@pay.example');
+    assert.match(mail[0]!.raw, /^Subject: Tu recibo de Mail Shop\r$/m);
+    assert.match(mail[0]!.raw, /multipart\/alternative/);
+    assert.equal(partOf(mail[0]!.raw, 'text/plain'), `Gracias por tu pago a Mail Shop.\r\n\r\nTu recibo: ${server.url}/receipt?id=${created.body.id}\r\n`);
+    assert.match(partOf(mail[0]!.raw, 'text/html')!, new RegExp(`<a href="${server.url}/receipt\\?id=${created.body.id}">`));
+  });
+
+  test('the payer gets the claim link of a refund awaiting their address; the merchant gets a payer\'s request', async () => {
+    const overpaid = await payment('1', '1.2', 'bo@example.com');
+    const refund = (await api.post(`/payment/${overpaid.id}/refund`, {})).body;
+    const underpaid = await payment('1', '0.5', 'cy@example.com');
+    server.clock.advance(600_000);
+    await server.services.refundClaims.request(underpaid.id, { addressTo: ETH_ADDRESS });
+    // The overpaid payment's receipt, its refund's claim link, the merchant's notice.
+    assert.equal(await sendMail(), 3);
+    server.clock.set(NOW);
+    const claim = smtp.received.find((m) => m.to.includes('bo@example.com') && m.raw.includes('refund'));
+    assert.ok(claim, 'claim mail');
+    assert.match(claim.raw, /^Subject: Mail Shop is sending you a refund\r$/m);
+    assert.equal(partOf(claim.raw, 'text/plain'), `Mail Shop is refunding 0.2 ETH to you.\r\n\r\nTell us where to send it: ${refund.claimUrl}\r\n\r\nThis link is personal: do not share it.\r\n`);
+    const request = smtp.received.find((m) => m.to.includes('owner@shop.example'));
+    assert.ok(request, 'request mail');
+    assert.match(request.raw, /^Subject: Refund requested: 0.5 ETH\r$/m);
+  });
+
+  test('a server that is down delays the mail, never the request; it goes out once the server is back', async () => {
+    await smtp.stop();
+    const before = smtp.received.length;
+    const started = Date.now();
+    const paid = await payment('1', '1', 'dee@example.com');
+    // The request committed without reaching for the mail server at all.
+    assert.equal((await api.get(`/payment/${paid.id}`)).body.status, 'COMPLETE');
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(await sendMail(), 0);
+    const waiting = (await server.services.uow.stores.mail.find(`receipt:${paid.id}`))!;
+    assert.equal(waiting.attempts, 1);
+    assert.equal(waiting.nextAttemptAt, NOW + MAIL_RETRY_MS[0]!);
+    assert.match(waiting.lastError ?? '', /ECONNREFUSED/);
+    await smtp.start();
+    assert.equal(await sendMail(), 0, 'not before its retry is due');
+    server.clock.advance(MAIL_RETRY_MS[0]!);
+    assert.equal(await sendMail(), 1);
+    server.clock.set(NOW);
+    assert.equal(smtp.received.length, before + 1);
+    assert.ok(smtp.received.at(-1)!.to.includes('dee@example.com'));
+    assert.notEqual((await server.services.uow.stores.mail.find(`receipt:${paid.id}`))!.sentAt, null);
+  });
+
+  test('reads SMTP_URL and SMTP_FROM, refusing what cannot be used', () => {
+    assert.equal(loadConfig({}).smtpUrl, undefined);
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://pay.shop.example' }).smtpFrom, 'checkout@pay.shop.example');
+    assert.throws(() => loadConfig({ SMTP_URL: 'http://mail.example' }), new ConfigError('SMTP_URL must start with smtp:// or smtps://, got "http://…"'));
+    assert.throws(
+      () => loadConfig({ SMTP_FROM: 'not an address' }),
+      new ConfigError('SMTP_FROM must be an e-mail address (payments@shop.example) or a name and one (Shop <payments@shop.example>), got "not an address"'),
+    );
+  });
+});
