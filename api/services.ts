@@ -119,7 +119,7 @@ export async function createServices(options: ServiceOptions) {
   // Refunds: paid out by withdrawals of their own, through the same payout job; each follows its withdrawal.
   const refundTransitions = createRefundTransitions({ view: refundView, outbox });
   withdrawalTransitions.follow(refundTransitions.withdrawalMoved);
-  const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts, mailed: payerMail });
+  const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts, rates, mailed: payerMail });
   const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, payouts, mailed: payerMail });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({

@@ -27,6 +27,16 @@ export function createRateService(deps: RateServiceDeps) {
       return { amount: assetAmountFor(price.amount, deps.spreadPercent, rate.value, asset.decimals), rate };
     },
 
+    /**
+     * The amount of `asset` a refund of `price` sends now: at the current rate, without the spread
+     * (the spread is the merchant's margin on sales, not on what they give back), rounded up to the
+     * asset's decimals like a payment's, so the payer gets at least the price. Throws like priceInAsset.
+     */
+    async refundInAsset(price: PriceInput, asset: Asset): Promise<{ amount: string; rate: Rate }> {
+      const rate = await book.rate(asset.short, price.currency);
+      return { amount: assetAmountFor(price.amount, '0', rate.value, asset.decimals), rate };
+    },
+
     /** GET /v2/rates: every served asset with a fresh rate in `currency`. */
     async list(currency: string): Promise<RatesOutput> {
       const assets = served();

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AmountInput, AssetOutput, FilterValue, filterValues, pageQuery, Timestamp } from '../shared/common.schema.ts';
 import { plainString, text } from '../shared/validation.ts';
+import { PriceInput } from '../rates/rates.schema.ts';
 import { REFUND_STATUSES } from './refund.store.ts';
 
 /** A payout address as a request gives it; whether it is one of the payment's network is checked by the use case. */
@@ -18,7 +19,10 @@ export const CreateRefundInput = z
   .strictObject({
     amount: AmountInput.optional().meta({
       description:
-        'In the payment\'s asset. Left out: what the payer is owed (overpaidAmount for OVERPAID; everything received for UNDERPAID, PAID_LATE or EXPIRED with funds); required on an exactly paid payment. The network fee comes out of it.',
+        'In the payment\'s asset. Left out (and no price): what the payer is owed (overpaidAmount for OVERPAID; everything received for UNDERPAID, PAID_LATE or EXPIRED with funds); required on an exactly paid payment. The network fee comes out of it.',
+    }),
+    price: PriceInput.optional().meta({
+      description: 'Instead of amount: a fiat amount, converted to the payment\'s asset at the current rate (no spread), rounded up to its decimals.',
     }),
     addressTo: AddressInput.optional().meta({
       description: 'Where to send it, an address of the payment\'s network. Left out: the refund waits for the payer to give one through its claimUrl.',
@@ -26,6 +30,7 @@ export const CreateRefundInput = z
     destTag: DestTagInput.nullish().meta({ description: 'Destination tag; required with addressTo on networks that route by tag (XRP), refused on others.' }),
     reason: text(500).nullish().meta({ description: 'The merchant\'s note, up to 500 characters; never shown to the payer.' }),
   })
+  .refine((body) => body.amount === undefined || body.price === undefined, { path: ['price'], message: 'must not come with amount: give one or the other' })
   .meta({ id: 'CreateRefund' });
 /** A validated refund creation request. */
 export type CreateRefundInput = z.output<typeof CreateRefundInput>;

@@ -15,6 +15,7 @@ import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import type { AnyStores, Stores, UnitOfWork } from '../unit-of-work.ts';
+import type { RateService } from '../rates/rates.service.ts';
 import type { PayoutSender } from '../withdrawals/payout-sender.ts';
 import { CancelRefused, cancelApprovedIn } from '../withdrawals/withdrawal-cancel.ts';
 import { destinationErrors } from '../withdrawals/withdrawal-request.ts';
@@ -39,6 +40,8 @@ export interface RefundServiceDeps {
   withdrawalTransitions: WithdrawalTransitions;
   /** Sends an approved refund's payout at once (the payout job retries what this leaves waiting). */
   payouts: Pick<PayoutSender, 'send'>;
+  /** Converts a refund's fiat price to the asset at the current rate. */
+  rates: Pick<RateService, 'refundInAsset'>;
   /** Queues the mail a new refund sends (the payer's claim link), in the same transaction. */
   mailed?: { refundCreated(stores: Stores, refund: Refund): Promise<void> };
 }
@@ -122,6 +125,8 @@ export function createRefundService(deps: RefundServiceDeps) {
       if (input.amount !== undefined && parseAmount(input.amount).decimalPlaces() > asset.decimals) {
         throw invalidFields([{ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` }]);
       }
+      // A fiat price is converted before the transaction: a rate may need a source's answer.
+      const asked = input.price ? (await deps.rates.refundInAsset(input.price, asset)).amount : input.amount;
       const refundId = newId();
       let created: RefundWithPayout;
       try {
@@ -129,8 +134,8 @@ export function createRefundService(deps: RefundServiceDeps) {
           const payment = (await stores.payments.lockById(key!))!;
           const now = clock();
           const standing = await refundabilityOf(stores, registry, payment, now);
-          const amount = input.amount !== undefined ? parseAmount(input.amount) : standing.owed;
-          if (input.amount === undefined && amount.isZero()) {
+          const amount = asked !== undefined ? parseAmount(asked) : standing.owed;
+          if (asked === undefined && amount.isZero()) {
             throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, or is refunded already), so name the amount to refund' }]);
           }
           if (amount.gt(standing.refundable)) throw refundErrors.exceeds(amount, standing.refundable, asset);

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { DomainError } from '../../api/shared/errors.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { rateEnv, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
@@ -19,12 +20,14 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 let server: TestServer;
 let receiver: WebhookReceiver;
+let coinbase: SourceServer;
 let api: ReturnType<typeof merchantApi>;
 let secret: string;
 let invoice = 0;
 
 before(async () => {
-  server = await startTestServer();
+  coinbase = await startSourceServer('coinbase', { 'ETH/USD': '2000' });
+  server = await startTestServer({ env: rateEnv([coinbase]) });
   server.clock.set(NOW);
   receiver = await startWebhookReceiver();
   api = merchantApi(server, await server.createMerchant('Refunds Shop'));
@@ -37,6 +40,7 @@ before(async () => {
 after(async () => {
   await server.close();
   await receiver.close();
+  await coinbase.close();
 });
 
 async function newPayment(amount: string, asset = ETH) {
@@ -167,6 +171,16 @@ describe('the merchant refunds a payment', () => {
     assert.deepEqual(untagged.body.error.details, [{ path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' }]);
   });
 
+  test('a fiat price is converted at the current rate, without the spread; never with an amount', async () => {
+    const payment = await paid('1', '1');
+    const priced = await api.post(`/payment/${payment.id}/refund`, { price: { amount: '100', currency: 'USD' } });
+    assert.equal(priced.status, 200, JSON.stringify(priced.body));
+    assert.equal(priced.body.amount, '0.05000000');
+    const both = await api.post(`/payment/${payment.id}/refund`, { amount: '0.1', price: { amount: '100', currency: 'USD' } });
+    assert.equal(both.status, 400);
+    assert.deepEqual(both.body.error.details, [{ path: 'price', message: 'must not come with amount: give one or the other' }]);
+  });
+
   test('an unknown or another merchant\'s payment is not found', async () => {
     const payment = await paid('1', '1.5');
     const other = merchantApi(server, await server.createMerchant('Other Shop'));
@@ -269,6 +283,7 @@ describe('the payer claims a refund', () => {
       status: 'APPROVED',
       amount: '0.50000000',
       asset: 'ETH',
+      needsTag: false,
       merchantName: 'Refunds Shop',
       addressTo: ETH_ADDRESS,
       destTag: null,
