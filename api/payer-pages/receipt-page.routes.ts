@@ -2,6 +2,7 @@ import { type RequestHandler, Router } from 'express';
 import type { CheckoutService } from '../checkout/checkout.service.ts';
 import { payPageCsp, type PageAssets } from '../checkout/pay-page.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
+import { payerPageStyles } from './page-shell.ts';
 import { NotFound } from '../shared/errors.ts';
 import { payerMessages } from './payer-locale.ts';
 import { hasReceipt, renderReceiptPage } from './receipt-page.ts';
@@ -13,7 +14,7 @@ import { renderNoticePage } from './refund-pages.ts';
  */
 export function receiptPageRoutes(checkout: CheckoutService, publicUrl: string, limit: RequestHandler, assets: PageAssets): Router {
   const router = Router();
-  const csp = payPageCsp(publicUrl, assets.styles);
+  const csp = payPageCsp(publicUrl, payerPageStyles(assets));
   router.get('/receipt', limit, async (req, res) => {
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('Cache-Control', 'no-store');

@@ -1,6 +1,8 @@
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { payPageCsp, type PageAssets } from '../checkout/pay-page.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
+import { payerPageStyles } from './page-shell.ts';
+import { REFUND_FOLLOW_SCRIPT, REFUND_FOLLOW_SCRIPT_PATH } from './refund-follow-script.ts';
 import type { Asset } from '../networks/asset-registry.ts';
 import { networkName } from '../../widget/checkout-format.ts';
 import type { RefundClaims } from '../refunds/refund-claims.ts';
@@ -36,7 +38,7 @@ function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: P
  */
 export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit: RequestHandler, assets: PageAssets): Router {
   const router = Router();
-  const csp = payPageCsp(publicUrl, assets.styles);
+  const csp = payPageCsp(publicUrl, payerPageStyles(assets));
   const send = (req: Request, res: Response, status: number, page: string) => {
     res.setHeader('Content-Security-Policy', csp);
     res.setHeader('Cache-Control', 'no-store');
@@ -55,6 +57,11 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       invalidLink(req, res, m);
     }
   }
+
+  router.get(REFUND_FOLLOW_SCRIPT_PATH, (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('text/javascript').send(REFUND_FOLLOW_SCRIPT);
+  });
 
   router.get('/refund', limit, async (req, res) => {
     await showClaim(req, res, String(req.query.id ?? ''), String(req.query.token ?? ''));

@@ -9,7 +9,7 @@ import { html, type SafeHtml } from '../http/html.ts';
 import type { Asset } from '../networks/asset-registry.ts';
 import type { ClaimView, RequestView } from '../refunds/refund-claims.ts';
 import type { PayerMessages } from './payer-messages.ts';
-import { renderPayerPage } from './page-shell.ts';
+import { REFUND_REFRESH_SECONDS, renderPayerPage } from './page-shell.ts';
 
 /** What the payer typed, shown again beside the reason it was refused. */
 export interface FormState {
@@ -52,10 +52,17 @@ export function renderClaimPage(view: ClaimView, token: string, m: PayerMessages
         : '';
   const moving = view.status === 'REQUESTED' || view.status === 'APPROVED';
   const body = html`${header(view.merchantName, m.refundFrom(view.merchantName))}
-<dl class="pay-facts">${facts}</dl>
+<div id="refund-progress" aria-live="polite"><dl class="pay-facts">${facts}</dl></div>
 ${form}
-${moving ? html`<p class="pay-small">${m.updatesEvery(10)}</p>` : ''}`;
-  return renderPayerPage({ messages: m, title: `${m.statuses[view.status]} · ${m.refundFrom(view.merchantName)}`, body, assets, refresh: moving, menu: { action: '/refund', keep: { id: view.id, token } } });
+${moving ? html`<p class="pay-small" id="refund-follow-note">${m.updatesEvery(REFUND_REFRESH_SECONDS)}</p>` : ''}`;
+  return renderPayerPage({
+    messages: m,
+    title: `${m.statuses[view.status]} · ${m.refundFrom(view.merchantName)}`,
+    body,
+    assets,
+    follow: moving,
+    menu: { action: '/refund', keep: { id: view.id, token } },
+  });
 }
 
 /** The payer's refund request page for a payment. */
