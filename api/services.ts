@@ -77,7 +77,7 @@ export async function createServices(options: ServiceOptions) {
   const chains = await bootstrapChains({ uow, config, clock, logger });
   const { registry, simulator, followers, ethereum, sources, adapter } = chains;
   const events = await createPaymentEvents(db);
-  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
+  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger, derivers: chains.derivers });
   const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 
@@ -155,6 +155,7 @@ export async function createServices(options: ServiceOptions) {
     async close(): Promise<void> {
       for (const network of simulator?.networks() ?? []) network.adapter.close();
       for (const follower of followers.values()) follower.close();
+      chains.monero?.close();
       await addressPool.close();
     },
   };
