@@ -82,6 +82,9 @@ export function createMoneroFollower(options: MoneroFollowerOptions): ChainFollo
       const blockHeight = transfer.height > 0 ? transfer.height : null;
       const known = followed.get(transfer.txid);
       if (known && known.blockHeight === blockHeight) continue;
+      // Mined below the cursor and never followed: older than every address handed out since the
+      // first start (another installation's, or a restored database's, use of the same subaddress).
+      if (!known && blockHeight !== null && blockHeight < cursor.height) continue;
       const block = blockHeight === null ? null : { hash: '', height: blockHeight };
       await followers.follow(MONERO, transfer.txid, block, clock());
       await emit({
