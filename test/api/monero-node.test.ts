@@ -103,7 +103,7 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
   });
 
   test('partial then the rest, an overpayment, and 12-digit amounts counted exactly (shown floored to 8)', async () => {
-    const before = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'XMR').available;
+    const before = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'XMR')?.available ?? '0';
     const partial = await newPayment('1');
     const over = await newPayment('2');
     const fine = await newPayment('0.1');
