@@ -48,7 +48,7 @@ describe('GET /v2/assets', () => {
     const simulated = { source: 'simulator' };
     assert.deepEqual((await getJson(`${server.url}/health`)).body, {
       status: 'ok',
-      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated, monero: simulated },
       // No fiat price asked for yet: the default rate sources have not been used.
       rateSources: Object.fromEntries(['bitstamp', 'coinbase', 'kraken'].map((name) => [name, { status: 'unused', lastSuccessAt: null, error: null }])),
     });

@@ -180,7 +180,9 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
       const second = await startServerProcess(env);
       try {
         const again = merchantApi({ api: `${second.url}/v2` }, keys);
-        const record = await until(async () => (await again.get(`/payment/${payment.id}`)).body, (r) => r.status === 'COMPLETE', 'the payment after restart');
+        const record = await until(async () => (await again.get(`/payment/${payment.id}`)).body, (r) => r.status === 'COMPLETE', 'the payment after restart').catch((err: Error) => {
+          throw new Error(`${err.message}\nthe service said:\n${second.output()}`);
+        });
         assert.deepEqual(seen(record), [[txid, '0.30000000', 10]]);
       } finally {
         await second.stop();
