@@ -50,6 +50,8 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
   /** Lets the follower read the wallet now (it also polls by itself). */
   const follow = () => server.services.followers.get('monero')!.pollFresh();
   const mine = (count: number) => nodes.mine(count, payer.address);
+  /** Mines until the payer's transaction has exactly `confirmations`. */
+  const confirm = (txid: string, confirmations: number) => nodes.confirm(payer, txid, confirmations, payer.address);
 
   async function newPayment(amount: string) {
     const response = await api.post('/payment', { amount, asset: XMR, invoice: `xmr-${++invoice}` });
@@ -90,7 +92,7 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
     let record = await read(payment.id);
     assert.equal(record.status, 'CONFIRMING');
     assert.deepEqual(seen(record), [[txid, '1.50000000', 0]]);
-    await mine(1);
+    await confirm(txid, 1);
     await follow();
     assert.deepEqual(seen(await read(payment.id)), [[txid, '1.50000000', 1]]);
     await mine(9);
@@ -114,8 +116,7 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
     assert.equal(record.status, 'OPEN');
     assert.equal(record.amountDue, '0.60000000');
     assert.equal(record.paymentUri, `monero:${partial.addressTo}?tx_amount=0.6`);
-    await pay([partial.addressTo, '0.6']);
-    await mine(10);
+    await confirm(await pay([partial.addressTo, '0.6']), 10);
     await follow();
     record = await read(partial.id);
     assert.equal(record.status, 'COMPLETE');
@@ -176,7 +177,7 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
       const payment = (await merchantApi({ api: `${first.url}/v2` }, keys).post('/payment', { amount: '0.3', asset: XMR })).body;
       await first.stop('SIGKILL');
       const txid = await pay([payment.addressTo, '0.3']);
-      await mine(payment.confirmsNeeded);
+      await confirm(txid, payment.confirmsNeeded);
       const second = await startServerProcess(env);
       try {
         const again = merchantApi({ api: `${second.url}/v2` }, keys);

@@ -44,11 +44,14 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     api = merchantApi({ api: `${server.url}/v2` }, readDemoMerchant(dataDir)!);
   };
   const mine = (count: number) => nodes.mine(count, recipient.address);
+  /** Mines until a transaction `wallet` knows has exactly `confirmations`. */
+  const confirm = (wallet: MoneroWalletProcess, txid: string, confirmations: number) => nodes.confirm(wallet, txid, confirmations, recipient.address);
 
   /** The recipient's wallet pays each address its amount, in one transaction. */
-  async function pay(...destinations: Array<[address: string, xmr: string]>): Promise<void> {
+  async function pay(...destinations: Array<[address: string, xmr: string]>): Promise<string> {
     await recipient.rpc('refresh');
-    await recipient.rpc('transfer', { destinations: destinations.map(([address, xmr]) => ({ address, amount: piconero(xmr) })), account_index: 0 });
+    const sent = await recipient.rpc<{ tx_hash: string }>('transfer', { destinations: destinations.map(([address, xmr]) => ({ address, amount: piconero(xmr) })), account_index: 0 });
+    return sent.tx_hash;
   }
 
   before(async () => {
@@ -64,8 +67,7 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     // six outputs for the payouts below to spend.
     const payments = [];
     for (let i = 0; i < 6; i++) payments.push((await api.post('/payment', { amount: '1.5', asset: XMR, invoice: `fund-${i}` })).body);
-    await pay(...payments.map((p): [string, string] => [p.addressTo, '1.5']));
-    await mine(10);
+    await confirm(recipient, await pay(...payments.map((p): [string, string] => [p.addressTo, '1.5'])), 10);
     for (const payment of payments) await until(async () => (await api.get(`/payment/${payment.id}`)).body.status, (s) => s === 'COMPLETE', 'a funding payment');
   });
   after(async () => {
@@ -107,7 +109,7 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     assert.equal(approved.body.addressFrom, service.address);
     const relayed = await service.rpc<{ transfer: { type: string } }>('get_transfer_by_txid', { txid: approved.body.txnId, account_index: 0 });
     assert.equal(relayed.transfer.type, 'pending', 'relayed, waiting for a block');
-    await mine(10);
+    await confirm(service, approved.body.txnId, 10);
     await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the payout confirming');
     assert.equal(await received(approved.body.txnId), piconero(w.receivedAmount));
   });
@@ -128,7 +130,7 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     assert.equal(calls.filter((c) => c.method === 'transfer').length, 1, 'one transaction built');
     const relays = calls.filter((c) => c.method === 'relay_tx').map((c) => (c.params as unknown as { hex: string }).hex);
     assert.ok(relays.filter((hex) => hex === relays[0]).length >= 2, 'the cut relay, then the same transaction relayed after restart');
-    await mine(10);
+    await confirm(service, sent.txnId, 10);
     await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the relayed payout confirming');
     assert.equal(await received(sent.txnId), piconero(w.receivedAmount));
   });
@@ -139,7 +141,8 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     for (const answer of approved) assert.equal(answer.status, 200, JSON.stringify(answer.body));
     const [first, second] = await Promise.all([a, b].map((w) => until(() => read(w.id), (r) => r.txnId !== null, 'a concurrent payout')));
     assert.notEqual(first.txnId, second.txnId);
-    await mine(10);
+    await confirm(service, first.txnId, 10);
+    await confirm(service, second.txnId, 10);
     for (const [w, sent] of [[a, first], [b, second]] as const) {
       await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'a concurrent payout confirming');
       assert.equal(await received(sent.txnId), piconero(w.receivedAmount));
@@ -153,8 +156,7 @@ describe('monero payouts from the installation wallet (regtest)', { skip }, () =
     try {
       const shop = merchantApi(receiving, await receiving.createMerchant('View-only Shop'));
       const payment = (await shop.post('/payment', { amount: '1', asset: XMR })).body;
-      await pay([payment.addressTo, '1']);
-      await mine(10);
+      await confirm(recipient, await pay([payment.addressTo, '1']), 10);
       await receiving.services.followers.get('monero')!.pollFresh();
       assert.equal((await shop.get(`/payment/${payment.id}`)).body.status, 'COMPLETE');
       const w = (await shop.post('/withdrawal', { amount: '0.5', asset: XMR, addressTo: recipient.address, invoice: 'view-only' })).body;

@@ -33,6 +33,12 @@ export interface MoneroNodes {
   /** Mines `count` blocks paying their coinbase to `address`. */
   mine(count: number, address: string): Promise<void>;
   /**
+   * Mines until a transaction `wallet` knows has exactly `confirmations`: one block at a time until
+   * the transaction is in one (the daemon keeps a transaction its own wallet just sent out of block
+   * templates for a moment), then the rest.
+   */
+  confirm(wallet: MoneroWalletProcess, txid: string, confirmations: number, address: string): Promise<void>;
+  /**
    * Starts a wallet RPC: a new wallet, or a view-only one of an address and its view key. `login`
    * runs it with digest-auth credentials (as in production), else with --disable-rpc-login.
    */
@@ -130,6 +136,19 @@ export async function startMonero(): Promise<MoneroNodes> {
     daemon: (method, params) => daemon.call(method, params),
     async mine(count, address) {
       await daemon.call('generateblocks', { amount_of_blocks: count, wallet_address: address });
+    },
+    async confirm(wallet, txid, confirmations, address) {
+      for (let blocks = 0; ; blocks++) {
+        await wallet.rpc('refresh');
+        const { transfer } = await wallet.rpc<{ transfer: { height: number } }>('get_transfer_by_txid', { txid, account_index: 0 });
+        if (transfer.height > 0) break;
+        if (blocks === 10) throw new Error(`${txid} is in no block after ${blocks} blocks`);
+        await daemon.call('generateblocks', { amount_of_blocks: 1, wallet_address: address });
+      }
+      const { height } = await daemon.call<{ height: number }>('get_info');
+      const { transfer } = await wallet.rpc<{ transfer: { height: number } }>('get_transfer_by_txid', { txid, account_index: 0 });
+      const missing = confirmations - (height - transfer.height);
+      if (missing > 0) await daemon.call('generateblocks', { amount_of_blocks: missing, wallet_address: address });
     },
     async startWallet(options = {}) {
       const port = await freePort();
