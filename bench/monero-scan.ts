@@ -60,8 +60,7 @@ async function measure(handedOut: number): Promise<number[]> {
     };
     // The wallet already knows every index: what is measured is the follower's poll.
     const wallet: MoneroWallet = { primaryAddress: 'primary', payoutsDisabled: 'bench', addressAt: (i) => `sub${i}`, knowHandedOut: async () => void (await uow.stores.addresses.nextIndex('monero')) };
-    const payouts = { payoutsDisabled: 'bench', send: () => Promise.reject(new Error('bench')), resend: async () => undefined };
-    const follower = createMoneroFollower({ wallet: rpc, daemon: rpc, moneroWallet: wallet, uow, asset: ASSET, clock: Date.now, logger: silentLogger(), payouts });
+    const follower = createMoneroFollower({ wallet: rpc, daemon: rpc, moneroWallet: wallet, uow, asset: ASSET, clock: Date.now, logger: silentLogger() });
     await follower.start();
     const times: number[] = [];
     for (let run = 0; run < RUNS; run++) {
