@@ -72,6 +72,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The sender of that mail (SMTP_FROM, default checkout@ the PUBLIC_URL host). */
   readonly smtpFrom: string;
+  /** Monero through monero-wallet-rpc and monerod (MONERO_WALLET_RPC_URL, MONERO_DAEMON_RPC_URL). */
+  readonly monero: MoneroConfig | undefined;
   /** The file holding the installation's mnemonic (WALLET_MNEMONIC_FILE, default DATA_DIR/wallet-mnemonic.txt). */
   readonly walletMnemonicFile: string;
   /** Prices in fiat (RATE_* variables). */
@@ -89,6 +91,15 @@ export interface EthereumConfig {
   sweepMinToken: string;
   /** After how long an unmined payout is replaced at a higher fee (ETHEREUM_STUCK_SECONDS, default 600). */
   stuckSeconds: number;
+}
+
+/** Monero through a wallet RPC with the installation's wallet open, and its daemon. */
+export interface MoneroConfig {
+  /** `http://user:password@host:port` (digest auth), or no credentials with `--disable-rpc-login`. */
+  walletRpcUrl: string;
+  daemonRpcUrl: string;
+  /** Between polls of the wallet (MONERO_POLL_SECONDS, default 2). */
+  pollMs: number;
 }
 
 /** A Bitcoin Core-compatible node a network runs on. */
@@ -294,6 +305,28 @@ function smtpFromOf(env: NodeJS.ProcessEnv, publicUrl: string): string {
   return raw;
 }
 
+function moneroOf(env: NodeJS.ProcessEnv): Config['monero'] {
+  const url = (name: string, example: string): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL like ${example}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must start with http:// or https://`);
+    return raw;
+  };
+  const walletRpcUrl = url('MONERO_WALLET_RPC_URL', 'http://user:password@127.0.0.1:18088');
+  const daemonRpcUrl = url('MONERO_DAEMON_RPC_URL', 'http://127.0.0.1:18081');
+  if (walletRpcUrl === undefined && daemonRpcUrl === undefined) return undefined;
+  if (walletRpcUrl === undefined || daemonRpcUrl === undefined) {
+    throw new ConfigError('MONERO_WALLET_RPC_URL and MONERO_DAEMON_RPC_URL go together: set both (the wallet RPC and the monerod it uses), or neither');
+  }
+  return { walletRpcUrl, daemonRpcUrl, pollMs: integer(env, 'MONERO_POLL_SECONDS', 2, 1, 3600) * 1000 };
+}
+
 /** Reads and validates the configuration from an environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -340,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 60) * 1000,
     nodes: nodesOf(env),
     ethereum: ethereumOf(env),
+    monero: moneroOf(env),
     walletMnemonicFile: path.resolve(env.WALLET_MNEMONIC_FILE || path.join(env.DATA_DIR || './data', 'wallet-mnemonic.txt')),
     rates: ratesOf(env),
   });

@@ -83,7 +83,7 @@ export async function createServices(options: ServiceOptions) {
   const chains = await bootstrapChains({ uow, config, clock, logger });
   const { registry, simulator, followers, ethereum, sources, adapter } = chains;
   const events = await createPaymentEvents(db);
-  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger });
+  const addressPool = createAddressPool({ uow, registry, poolSize: config.addressPoolSize, logger, derivers: chains.derivers });
   // Mail: queued in the transactions of the events it tells of, sent by the mail job (SMTP_URL).
   const refundView = { registry, publicUrl: config.publicUrl, tokens: createClaimTokens(serverKey) };
   const payerMail = createPayerMail({ enabled: config.smtpUrl !== undefined, clock, registry, view: refundView });
@@ -175,6 +175,7 @@ export async function createServices(options: ServiceOptions) {
     async close(): Promise<void> {
       for (const network of simulator?.networks() ?? []) network.adapter.close();
       for (const follower of followers.values()) follower.close();
+      chains.monero?.close();
       await addressPool.close();
     },
   };

@@ -16,6 +16,7 @@ import { formatResults, type Row } from './report.ts';
 import { demoKeys, LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
 import { seedPayments } from './seed.ts';
 import { blockScanTable } from './block-scan.ts';
+import { moneroScanTable } from './monero-scan.ts';
 import { listScaleTable, measureListScale } from './list-scale.ts';
 import { boundsTable, measureBounds } from './bounds.ts';
 import { postgresRows } from './postgres-rows.ts';
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     log(`\n${bounds}`);
     // Following a real chain: one block's cost against 1,000 and 1,000,000 watched addresses.
     const blocks = await blockScanTable(log);
+    const monero = await moneroScanTable(log);
     log(`\n${blocks}`);
     // Every list filter at 1,000 and at 1,000,000 payments (contract section 15: at most 1.5×).
     const scale = await measureListScale(1_000_000, log);
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
     log(`\n${lists}`);
     fs.writeFileSync(
       path.join(import.meta.dirname, 'results.md'),
-      `${report.markdown}\n## Resource bounds (bench/bounds.ts)\n\n${bounds}\n\n## Following a block (bench/block-scan.ts)\n\n${blocks}\n\n## Lists at a million payments (bench/list-scale.ts)\n\n${lists}\n`,
+      `${report.markdown}\n## Resource bounds (bench/bounds.ts)\n\n${bounds}\n\n## Following a block (bench/block-scan.ts)\n\n${blocks}\n\n## Following a Monero block (bench/monero-scan.ts)\n\n${monero}\n\n## Lists at a million payments (bench/list-scale.ts)\n\n${lists}\n`,
     );
     log(`\nbench: wrote bench/results.md; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
     if (profileDir) log(`bench: CPU profiles of the service in ${profileDir}`);

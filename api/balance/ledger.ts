@@ -79,7 +79,8 @@ export async function post(ledger: LedgerStore, clock: Clock, posting: LedgerPos
 /** A merchant's account of one asset, as the vocabulary below names it. */
 export interface LedgerAccount {
   merchantId: string;
-  asset: { id: number; decimals: number };
+  /** `countedDecimals`: the digits the ledger keeps (Monero's 12, finer than the API's 8). */
+  asset: { id: number; countedDecimals: number };
 }
 
 /** Where a payment credit (or its reversal) comes from: one received transaction, in one credit round. */
@@ -94,7 +95,7 @@ export interface CreditSource {
  */
 export function ledgerOf(store: LedgerStore, clock: Clock) {
   const book = (account: LedgerAccount, posting: Omit<LedgerPosting, 'merchantId' | 'assetId' | 'decimals'>) =>
-    post(store, clock, { merchantId: account.merchantId, assetId: account.asset.id, decimals: account.asset.decimals, ...posting });
+    post(store, clock, { merchantId: account.merchantId, assetId: account.asset.id, decimals: account.asset.countedDecimals, ...posting });
   return {
     /** A confirmed payment transaction adds its amount to the available balance. */
     credit: (account: LedgerAccount, amount: Amount, source: CreditSource) =>

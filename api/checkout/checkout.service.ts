@@ -11,7 +11,7 @@ import { type Clock, isoTime } from '../shared/clock.ts';
 import { NotFound } from '../shared/errors.ts';
 import { storedId } from '../shared/ids.ts';
 import { type Locale, lookupLocale } from '../../widget/i18n/locales.ts';
-import { formatAmount } from '../shared/money.ts';
+import { formatCounted } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 import type { PaymentEvents } from './payment-events.ts';
@@ -73,7 +73,7 @@ export function createCheckoutService(deps: {
       merchant: { name: merchant.name, siteUrl: merchant.siteUrl, logoUrl: merchant.logoUrl },
       transactions: transactions.map((t) => ({
         txnId: t.txnId,
-        receivedAmount: formatAmount(t.amount, figures.asset.decimals),
+        receivedAmount: formatCounted(t.amount, figures.asset.decimals),
         confirmations: t.confirmations,
         date: isoTime(t.seenAt),
         late: t.late,

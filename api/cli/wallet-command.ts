@@ -12,9 +12,10 @@ import { ethPayoutAddressOf, tokenBalance } from '../networks/ethereum/eth-payou
 import { formatUnits, loadEthTokens } from '../networks/ethereum/eth-tokens.ts';
 import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
+import { moneroWalletCommand } from './monero-wallet-command.ts';
 
 /** The usage line of the wallet command. */
-export const WALLET_USAGE = `  npm run cli -- wallet --network bitcoin|litecoin|ethereum [--json]
+export const WALLET_USAGE = `  npm run cli -- wallet --network bitcoin|litecoin|ethereum|monero [--json]
   npm run cli -- wallet create-mnemonic [--file PATH]`;
 
 type Print = (text: string) => void;
@@ -37,8 +38,9 @@ export async function walletCommand(args: string[], out: Print, err: Print): Pro
     return 2;
   }
   if (network === 'ethereum') return ethereumWallet(values.json === true, out, err);
+  if (network === 'monero') return moneroWalletCommand(values.json === true, out, err);
   if (!isUtxoNetwork(network)) {
-    err(`--network ${network}: payouts are made from a wallet on bitcoin, litecoin and ethereum (through a node); ${network} is not one of them.\n`);
+    err(`--network ${network}: payouts are made from a wallet on bitcoin, litecoin, ethereum (through a node) and monero (through monero-wallet-rpc); ${network} is not one of them.\n`);
     return 2;
   }
   const config = loadConfig();

@@ -12,6 +12,7 @@ import { addr as ethAddress } from 'micro-eth-signer';
 import { encodeAccountID, isValidClassicAddress } from 'ripple-address-codec';
 import type { ChainName } from '../config.ts';
 import { chainParams, isUtxoNetwork } from './chain-params.ts';
+import { isMoneroAddress, isMoneroBurnAddress, simulatedMoneroAddress } from './monero/monero-address.ts';
 
 /** The address rules of one network. */
 export interface AddressCodec {
@@ -114,12 +115,24 @@ const ripple: AddressCodec = {
   },
 };
 
+// Monero's receiving addresses are the wallet's subaddresses (networks/monero/); a key of the
+// installation's HD wallet makes only the simulator's stand-ins. Mainnet prefixes, which regtest
+// shares: a testnet or stagenet address is refused.
+const monero: AddressCodec = {
+  requiresTag: false,
+  keyForm: 'compressed',
+  fromPublicKey: simulatedMoneroAddress,
+  isValid: (address) => isMoneroAddress(address, 'main'),
+  isZero: isMoneroBurnAddress,
+};
+
 const CODECS: Record<string, AddressCodec> = {
   bitcoin: btcLike([NETWORK]),
   litecoin: btcLike([LITECOIN]),
   ethereum,
   tron,
   ripple,
+  monero,
 };
 
 // A UTXO network on test or regtest has its own prefixes: made once per network and chain.

@@ -32,9 +32,16 @@ function startDeriveWorker(): Worker {
   return new Worker(bootstrap, { eval: true });
 }
 
-/** Creates the pool over the addresses table. */
-export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegistry; poolSize: number; logger: Logger }) {
+/** The address at a derivation index of a network whose addresses come from elsewhere than its xpub (Monero's wallet). */
+export type AddressDeriver = (index: number) => string;
+
+/**
+ * Creates the pool over the addresses table. `derivers` make the addresses of networks that are
+ * not derived from their xpub (a Monero wallet's subaddresses), in this thread.
+ */
+export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegistry; poolSize: number; logger: Logger; derivers?: Readonly<Record<string, AddressDeriver>> }) {
   const { uow, registry, poolSize, logger } = deps;
+  const derivers = deps.derivers ?? {};
   const store = uow.stores.addresses;
 
   const sharedAddresses = new Map<string, string>();
@@ -135,7 +142,8 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     while (missing > 0 && !closed) {
       const count = Math.min(BATCH, missing);
       const { fromIndex, xpub } = await reserve(store, network, count);
-      const addresses = await deriveInWorker({ network, xpub, fromIndex, count, chain: registry.network(network).chain });
+      const deriver = derivers[network];
+      const addresses = deriver ? Array.from({ length: count }, (_, i) => deriver(fromIndex + i)) : await deriveInWorker({ network, xpub, fromIndex, count, chain: registry.network(network).chain });
       if (closed) return;
       const inserted = await store.insertPooled(network, addresses, fromIndex);
       unclaimed.set(network, (unclaimed.get(network) ?? 0) + inserted);
@@ -171,7 +179,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
         return { address: pooled, destTag: null };
       }
       const { fromIndex, xpub } = await reserve(addresses, network, 1);
-      const address = deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
+      const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
       await addresses.insertAddress(network, address, null, fromIndex, paymentId);
       return { address, destTag: null };
     },

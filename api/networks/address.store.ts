@@ -40,6 +40,16 @@ export class AddressStore {
     );
   }
 
+  /** The next unused derivation index of a network's account (0 when it has none). */
+  async nextIndex(network: string): Promise<number> {
+    return Number((await this.sql.get<{ next_index: number }>('SELECT next_index FROM hd_accounts WHERE network = ?', [network]))?.next_index ?? 0);
+  }
+
+  /** Forgets a network's pooled, unclaimed addresses (made from keys it no longer uses); their indexes are skipped. */
+  async dropPooled(network: string): Promise<void> {
+    await this.sql.run('DELETE FROM addresses WHERE network = ? AND payment_id IS NULL', [network]);
+  }
+
   /** A network's account key. */
   async xpubOf(network: string): Promise<string | undefined> {
     return (await this.sql.get<{ xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?', [network]))?.xpub;

@@ -25,6 +25,11 @@ export interface Asset {
   name: string;
   logo: string;
   decimals: number;
+  /**
+   * The digits received amounts and the ledger count exactly (Monero: 12); at least `decimals`.
+   * Responses show amounts with `decimals`, an incoming amount floored to them.
+   */
+  countedDecimals: number;
   chainDecimals: number;
   contractAddress: string | null;
   withdrawalFee: string;
@@ -96,6 +101,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
       name: row.name,
       logo: row.logo,
       decimals: row.decimals,
+      countedDecimals: Math.max(row.decimals, Number(row.counted_decimals ?? row.decimals)),
       chainDecimals: row.chain_decimals,
       contractAddress: row.contract_address,
       withdrawalFee: row.withdrawal_fee,

@@ -23,6 +23,8 @@ export interface AssetRow {
   contract_address: string | null;
   withdrawal_fee: string;
   dust_limit: string;
+  /** Digits received amounts and the ledger keep; null: `decimals` (Monero: 12, its chain's unit). */
+  counted_decimals: number | null;
 }
 
 /** SQL for networks and assets. */

@@ -20,6 +20,8 @@ import { accountSigner, ensureHdAccounts, readMnemonic, rootKeyOf } from './hd-w
 import { createRpcClient, type RpcClient } from './json-rpc-client.ts';
 import type { ChainFollower, NetworkAdapter, NetworkPayouts } from './network-adapter.ts';
 import { networkSources, warnUnserved } from './network-sources.ts';
+import { type MoneroNetwork, startMoneroNetwork } from './monero/monero-network.ts';
+import type { AddressDeriver } from './address-pool.ts';
 
 /** What bringing up the chains needs. */
 export interface ChainOptions {
@@ -59,7 +61,10 @@ export async function bootstrapChains(options: ChainOptions) {
   const mnemonicFile = await ensureHdAccounts(uow.stores.addresses, registry, config.walletMnemonicFile, { create: !config.production });
   if (mnemonicFile) logger.warn({ file: mnemonicFile }, 'generated this installation\'s HD wallet; back up the mnemonic file and move it off this machine');
 
-  const realNetworks: string[] = [...nodeNetworks, ...(ethereumRpc ? ['ethereum'] : [])];
+  // Monero on its wallet: the wallet makes the payment addresses (subaddresses), for the address pool.
+  const monero: MoneroNetwork | undefined = config.monero ? await startMoneroNetwork({ config: config.monero, uow, registry, clock, logger }) : undefined;
+
+  const realNetworks: string[] = [...nodeNetworks, ...(ethereumRpc ? ['ethereum'] : []), ...(monero ? ['monero'] : [])];
   const simulator = config.simulator ? await createSimulator({ uow, registry, clock, skip: realNetworks }) : undefined;
 
   // Each network on a node follows it for payments, and pays out from the wallet it received.
@@ -109,6 +114,11 @@ export async function bootstrapChains(options: ChainOptions) {
     followers.set('ethereum', follower);
   }
 
+  if (monero) {
+    payoutsOf.set('monero', monero.payouts);
+    followers.set('monero', monero.follower);
+  }
+
   // Served: a network on a node, or on the simulator; on ethereum, a token whose contract answered.
   const simulated = new Set((simulator?.networks() ?? []).map((n) => n.adapter.network));
   registry.serveOnly((asset) => {
@@ -149,12 +159,17 @@ export async function bootstrapChains(options: ChainOptions) {
     /** What serves each network (node, simulator, unserved), for GET /health. */
     sources,
     adapter,
+    /** Monero's wallet when monero runs on monero-wallet-rpc. */
+    monero,
+    /** Networks whose payment addresses come from elsewhere than their xpub (Monero's wallet), for the address pool. */
+    derivers: (monero ? { monero: monero.deriveAddress } : {}) as Readonly<Record<string, AddressDeriver>>,
     /** Whether a network runs on the simulator (the payer is told no real funds move). */
     isSimulated: (network: string) => simulated.has(network),
     /** Stops every chain's event delivery and polling. */
     close(): void {
       for (const network of simulator?.networks() ?? []) network.adapter.close();
       for (const follower of followers.values()) follower.close();
+      monero?.close();
     },
   };
 }

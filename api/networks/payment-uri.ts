@@ -1,6 +1,6 @@
 /**
  * @module Wallet URIs for QR codes and "open in wallet" links: BIP21 for bitcoin and litecoin,
- * EIP-681 for ether and ERC-20 tokens, the classic ripple: URI with its tag, and the bare address
+ * EIP-681 for ether and ERC-20 tokens, Monero's `monero:` URI (tx_amount), the classic ripple: URI with its tag, and the bare address
  * where a network has no URI scheme wallets agree on (Tron).
  */
 import { type Amount, toBaseUnits } from '../shared/money.ts';
@@ -20,6 +20,7 @@ const BUILDERS: Record<string, UriBuilder> = {
       ? `ethereum:${asset.contractAddress}@${chain}/transfer?address=${address}&uint256=${units}`
       : `ethereum:${address}@${chain}?value=${units}`;
   },
+  monero: ({ address, amount }) => `monero:${address}?tx_amount=${amount.toFixed()}`,
   ripple: ({ address, destTag, amount }) => `ripple:${address}?${destTag ? `dt=${destTag}&` : ''}amount=${amount.toFixed()}`,
 };
 

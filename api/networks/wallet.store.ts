@@ -172,6 +172,19 @@ export class WalletStore {
     );
   }
 
+  /**
+   * A network's stored payouts whose withdrawal has not recorded them as sent: a crash (or a failed
+   * broadcast) came between storing and broadcasting.
+   */
+  async unsentPayouts(network: string): Promise<PayoutTransaction[]> {
+    const rows = await this.sql.all<PayoutRow>(
+      `SELECT p.* FROM payout_transactions p JOIN withdrawals w ON w.id = p.withdrawal_id
+        WHERE p.network = ? AND w.status = 'APPROVED' AND w.txn_id IS NULL ORDER BY p.created_at`,
+      [network],
+    );
+    return rows.map(toPayout);
+  }
+
   /** Stores a signed payout before it is broadcast. */
   async insertPayout(payout: PayoutTransaction, at: number): Promise<void> {
     await this.sql.run('INSERT INTO payout_transactions (withdrawal_id, network, txn_id, raw, fee, created_at, nonce) VALUES (?, ?, ?, ?, ?, ?, ?)', [

@@ -93,8 +93,8 @@ export function createPaymentReceipts(deps: PaymentReceiptsDeps) {
         if (existing.confirmations === confirmations) return undefined;
         await stores.payments.setConfirmations(existing.id, confirmations);
       } else {
-        // Amounts finer than the asset's decimals are cut, never rounded up: we never count more than arrived.
-        const amount = formatAmount(parseAmount(incoming.amount).toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN), asset.decimals);
+        // Amounts finer than the asset counts are cut, never rounded up: we never count more than arrived.
+        const amount = formatAmount(parseAmount(incoming.amount).toDecimalPlaces(asset.countedDecimals, Amount.ROUND_DOWN), asset.countedDecimals);
         await stores.payments.insertTransaction({
           paymentId: payment.id,
           txnId: incoming.txnId,

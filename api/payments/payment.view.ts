@@ -3,7 +3,7 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { paymentUri } from '../networks/payment-uri.ts';
 import { isoTime } from '../shared/clock.ts';
-import { formatAmount, parseAmount, sumAmounts } from '../shared/money.ts';
+import { formatAmount, formatCounted, parseAmount, sumAmounts } from '../shared/money.ts';
 import type { PaymentOutput } from './payment.schema.ts';
 import { reckon } from './payment-exception.ts';
 import { amountDue, effectiveStatus } from './payment-status.ts';
@@ -22,8 +22,9 @@ export function paymentFigures(registry: AssetRegistry, payment: Payment, transa
     exception: reckoning.exception,
     overpaidAmount: reckoning.overpaid && formatAmount(reckoning.overpaid, asset.decimals),
     amount: formatAmount(payment.amount, asset.decimals),
-    amountDue: formatAmount(due, asset.decimals),
-    totalReceivedAmount: formatAmount(sumAmounts(transactions.map((t) => t.amount)), asset.decimals),
+    // Received amounts may be counted more finely than shown (XMR): what arrived is floored, what is owed raised.
+    amountDue: formatCounted(due, asset.decimals, 'up'),
+    totalReceivedAmount: formatCounted(sumAmounts(transactions.map((t) => t.amount)), asset.decimals),
     // After a partial payment the QR asks for what is left; once covered, for the full amount.
     paymentUri: paymentUri({
       asset,
@@ -52,7 +53,7 @@ export function toPaymentOutput(
     transactions: transactions.map((t) => ({
       paymentId: payment.id,
       txnId: t.txnId,
-      receivedAmount: formatAmount(t.amount, figures.asset.decimals),
+      receivedAmount: formatCounted(t.amount, figures.asset.decimals),
       asset,
       destTag: t.destTag,
       addressFrom: t.addressFrom,

@@ -41,6 +41,18 @@ export function formatAmount(value: Amount | string, decimals: number): string {
   return amount.toFixed(decimals);
 }
 
+/**
+ * Renders an amount counted more finely than it is shown (Monero's 10^-12 units, 8 digits in the
+ * API) with exactly `decimals` digits: finer digits are cut for what was received (`down`), so
+ * nothing shows more than arrived, and raised for what is still owed (`up`), so paying what shows
+ * covers it. Amounts with no finer digits render as `formatAmount` renders them.
+ */
+export function formatCounted(value: Amount | string, decimals: number, direction: 'down' | 'up' = 'down'): string {
+  if (typeof value === 'string' && isCanonical(value, decimals)) return value;
+  const amount = typeof value === 'string' ? new Amount(value) : value;
+  return amount.toDecimalPlaces(decimals, direction === 'down' ? Amount.ROUND_DOWN : Amount.ROUND_UP).toFixed(decimals);
+}
+
 const CANONICAL = Array.from({ length: 19 }, (_, decimals) => new RegExp(decimals === 0 ? '^(?:0|[1-9][0-9]*)$' : `^(?:0|[1-9][0-9]*)\\.[0-9]{${decimals}}$`));
 
 // Whether a decimal string already reads exactly as formatAmount renders it.

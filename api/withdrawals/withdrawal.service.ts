@@ -14,7 +14,7 @@ import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { Conflict, InvalidState, NotFound, Refused } from '../shared/errors.ts';
-import { formatAmount, parseAmount } from '../shared/money.ts';
+import { formatAmount, formatCounted, parseAmount } from '../shared/money.ts';
 import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
 import type { CreateWithdrawalRequest } from './withdrawal-request.ts';
 import type { ListWithdrawalsQuery, WithdrawalOutput, WithdrawalStatus } from './withdrawal.schema.ts';
@@ -71,7 +71,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       if (err instanceof InsufficientFunds) {
         throw new Refused(
           'insufficient-funds',
-          `The available balance is ${formatAmount(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
+          `The available balance is ${formatCounted(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
         );
       }
       // Another request with the same invoice committed between our check and our insert.

@@ -159,6 +159,7 @@ describe('withdrawal addressTo', () => {
       [{ short: 'ETH', network: 'ethereum' }, '1', 3],
       [{ short: 'TRX', network: 'tron' }, '100', 3],
       [{ short: 'XRP', network: 'ripple' }, '100', 1],
+      [{ short: 'XMR', network: 'monero' }, '1', 10],
     ] as const) {
       const payment = (await api.post('/payment', { amount, asset })).body;
       await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, destTag: payment.destTag ?? undefined, amount, asset, confirmations });
@@ -194,6 +195,8 @@ describe('withdrawal addressTo', () => {
       ['ETH', 'ethereum', '0x52908400098527886e0f7030069857d2e4169ee7', {}],
       ['TRX', 'tron', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', {}],
       ['XRP', 'ripple', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', { destTag: '0' }],
+      ['XMR', 'monero', '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A', {}],
+      ['XMR', 'monero', '8Bm4F2QC7GS6dwnMVCTxGo7D2qAeqKpSUTZcLUBHrih9gfgGxobL8ue4jjmBiHLDc6At9TEUrYZNFCgqpkBYBZ8K69vECRx', {}],
     ] as const) {
       const response = await withdraw(short, network, address, extra);
       assert.equal(response.status, 200, `${network} ${address}: ${JSON.stringify(response.body)}`);
@@ -234,6 +237,9 @@ describe('withdrawal addressTo', () => {
       ['LTC', 'litecoin', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
       ['TRX', 'tron', '0x52908400098527886E0F7030069857D2E4169EE7'],
       ['ETH', 'ethereum', '52908400098527886E0F7030069857D2E4169EE7'],
+      ['XMR', 'monero', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
+      // The Monero general fund's address with its last character changed: the Keccak checksum fails.
+      ['XMR', 'monero', '44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3B'],
     ] as const) {
       const response = await withdraw(short, network, address);
       assert.equal(response.status, 400, `${network} ${address}`);
@@ -275,7 +281,7 @@ describe('the address pool', () => {
 
   test('is filled per derived network by refill(), and creates claim its oldest address', async () => {
     await server.services.addressPool.refill();
-    assert.deepEqual(await server.services.addressPool.sizes(), { bitcoin: 5, litecoin: 5, ethereum: 5, tron: 5 });
+    assert.deepEqual(await server.services.addressPool.sizes(), { bitcoin: 5, litecoin: 5, ethereum: 5, tron: 5, monero: 5 });
     const next = (await server.services.db.get<{ address: string; derivation_index: number }>(
       "SELECT address, derivation_index FROM addresses WHERE network = 'tron' AND payment_id IS NULL ORDER BY id LIMIT 1",
     ))!;

@@ -24,7 +24,7 @@ describe('GET /v2/assets', () => {
   });
   after(() => server.close());
 
-  test('lists the eight default pairs with name, served logo, decimals, confirmations and withdrawal fee', async () => {
+  test('lists the nine default pairs with name, served logo, decimals, confirmations and withdrawal fee', async () => {
     const response = await fetch(`${server.api}/assets`, { headers: { Origin: 'https://shop.example' } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
@@ -39,6 +39,7 @@ describe('GET /v2/assets', () => {
         { short: 'USDT', network: 'tron', name: 'Tether USD (TRC-20)', logoUrl: logo('usdt'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000', minWithdrawal: '1.000001' },
         { short: 'TRX', network: 'tron', name: 'TRON', logoUrl: logo('trx'), decimals: 6, confirmsNeeded: 3, withdrawalFee: '1.000000', minWithdrawal: '1.000001' },
         { short: 'XRP', network: 'ripple', name: 'XRP', logoUrl: logo('xrp'), decimals: 6, confirmsNeeded: 1, withdrawalFee: '0.000012', minWithdrawal: '0.000013' },
+        { short: 'XMR', network: 'monero', name: 'Monero', logoUrl: logo('xmr'), decimals: 8, confirmsNeeded: 10, withdrawalFee: '0.00010000', minWithdrawal: '0.00010001' },
       ],
     });
   });
@@ -47,7 +48,7 @@ describe('GET /v2/assets', () => {
     const simulated = { source: 'simulator' };
     assert.deepEqual((await getJson(`${server.url}/health`)).body, {
       status: 'ok',
-      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated, monero: simulated },
       // No fiat price asked for yet: the default rate sources have not been used.
       rateSources: Object.fromEntries(['bitstamp', 'coinbase', 'kraken'].map((name) => [name, { status: 'unused', lastSuccessAt: null, error: null }])),
     });

@@ -178,7 +178,7 @@ describe('every error code of the contract', () => {
       error: {
         code: 'unsupported-asset',
         message:
-          'DOGE on network "dogecoin" is not a served asset; served pairs are BTC/bitcoin, LTC/litecoin, ETH/ethereum, USDT/ethereum, USDC/ethereum, USDT/tron, TRX/tron, XRP/ripple.',
+          'DOGE on network "dogecoin" is not a served asset; served pairs are BTC/bitcoin, LTC/litecoin, ETH/ethereum, USDT/ethereum, USDC/ethereum, USDT/tron, TRX/tron, XRP/ripple, XMR/monero.',
       },
     });
   });

@@ -509,7 +509,7 @@ describe('the simulator routes', () => {
     const before = (await postJson(`${server.api}/dev/blocks`, { network: 'tron' })).body.blocks[0].height;
     assert.deepEqual((await postJson(`${server.api}/dev/blocks`, { network: 'tron', count: 5 })).body, { blocks: [{ network: 'tron', height: before + 5 }] });
     const all = await postJson(`${server.api}/dev/blocks`, {});
-    assert.deepEqual(all.body.blocks.map((b: { network: string }) => b.network), ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple']);
+    assert.deepEqual(all.body.blocks.map((b: { network: string }) => b.network), ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple', 'monero']);
   });
 
   test('refuses bad simulator requests with the same error contract', async () => {
@@ -520,9 +520,9 @@ describe('the simulator routes', () => {
     assert.equal(badBlocks.status, 400);
     assert.deepEqual(badBlocks.body.error.details, [
       { path: 'count', message: 'must be at least 1' },
-      { path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple' },
+      { path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple, monero' },
     ]);
     const unknownNetwork = await postJson(`${server.api}/dev/blocks`, { network: 'dogecoin' });
-    assert.deepEqual(unknownNetwork.body.error.details, [{ path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple' }]);
+    assert.deepEqual(unknownNetwork.body.error.details, [{ path: 'network', message: 'must be one of bitcoin, litecoin, ethereum, tron, ripple, monero' }]);
   });
 });

@@ -252,7 +252,7 @@ describe('refusing a bad payment', () => {
     const response = await api.post('/payment', { amount: '1', asset: { short: 'BTC', network: 'ethereum' } });
     assert.equal(response.status, 400);
     assert.equal(response.body.error.code, 'unsupported-asset');
-    assert.match(response.body.error.message, /^BTC on network "ethereum" is not a served asset; served pairs are BTC\/bitcoin, .*XRP\/ripple\.$/);
+    assert.match(response.body.error.message, /^BTC on network "ethereum" is not a served asset; served pairs are BTC\/bitcoin, .*XRP\/ripple, XMR\/monero\.$/);
     assert.deepEqual(Object.keys(response.body.error), ['code', 'message']);
   });
 
