@@ -31,7 +31,10 @@ export async function ensureHdAccounts(addresses: AddressStore, registry: AssetR
     mnemonic = writeNewMnemonic(file);
     created = file;
   } else if (mnemonic === undefined) {
-    throw new Error(`networks ${missing.map((n) => n.name).join(', ')} have no account key and ${file} is not there to derive one`);
+    // A receive-only installation keeps its mnemonic off the machine: a network added since (a new
+    // release's Monero) gets no key from it. It is served only where something else provides its
+    // addresses (a Monero wallet), and what needs a key it lacks says so when it starts.
+    return undefined;
   }
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
   // Another instance starting at the same moment may store its own first: the first key stored wins,
