@@ -361,6 +361,8 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   chain_outputs: 'network, txn_id, vout',
   payout_transactions: 'withdrawal_id',
   eth_nonces: 'address',
+  refunds: 'id',
+  mail_outbox: 'id',
 };
 
 /**
