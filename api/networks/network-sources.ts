@@ -14,6 +14,7 @@ const NODE_VARIABLES: Readonly<Record<string, string>> = {
   bitcoin: 'BITCOIN_RPC_URL',
   litecoin: 'LITECOIN_RPC_URL',
   ethereum: 'ETHEREUM_RPC_URL',
+  monero: 'MONERO_WALLET_RPC_URL and MONERO_DAEMON_RPC_URL',
 };
 
 /** Each network of the registry, in its order, with what serves it. */

@@ -20,7 +20,7 @@ export function paymentFigures(registry: AssetRegistry, payment: Payment, transa
     status,
     reckoning,
     exception: reckoning.exception,
-    overpaidAmount: reckoning.overpaid && formatAmount(reckoning.overpaid, asset.decimals),
+    overpaidAmount: reckoning.overpaid && formatCounted(reckoning.overpaid, asset.decimals),
     amount: formatAmount(payment.amount, asset.decimals),
     // Received amounts may be counted more finely than shown (XMR): what arrived is floored, what is owed raised.
     amountDue: formatCounted(due, asset.decimals, 'up'),
@@ -84,7 +84,7 @@ export function toPaymentOutput(
     rate: rateOutput(payment.rate),
     exception: figures.exception,
     overpaidAmount: figures.overpaidAmount,
-    refundableAmount: formatAmount(sumAmounts(transactions.map((t) => t.amount)).minus(sumAmounts(pendingRefunds)), figures.asset.decimals),
+    refundableAmount: formatCounted(sumAmounts(transactions.map((t) => t.amount)).minus(sumAmounts(pendingRefunds)), figures.asset.decimals),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { type PaymentException, reckon } from '../payments/payment-exception.ts';
 import { effectiveStatus } from '../payments/payment-status.ts';
 import type { Payment } from '../payments/payment.store.ts';
-import { type Amount, sumAmounts, ZERO } from '../shared/money.ts';
+import { Amount, sumAmounts, ZERO } from '../shared/money.ts';
 import type { Stores } from '../unit-of-work.ts';
 
 /** Where a payment stands for refunds. */
@@ -34,11 +34,15 @@ export async function refundabilityOf(stores: Stores, registry: AssetRegistry, p
   const reckoning = reckon(effectiveStatus(payment, now), payment, transactions);
   const received = sumAmounts(transactions.map((t) => t.amount));
   const owed = reckoning.owed.minus(pending);
+  const asset = registry.byId(payment.assetId);
+  // Received amounts may be counted finer than the API's digits (Monero's 12): a refund is paid in
+  // the API's digits, so what may go back is floored to them (the dust below stays with the merchant).
+  const payable = (value: Amount) => value.toDecimalPlaces(asset.decimals, Amount.ROUND_DOWN);
   return {
-    asset: registry.byId(payment.assetId),
+    asset,
     exception: reckoning.exception,
     received,
-    refundable: received.minus(pending),
-    owed: owed.isNegative() ? ZERO : owed,
+    refundable: payable(received.minus(pending)),
+    owed: owed.isNegative() ? ZERO : payable(owed),
   };
 }

@@ -275,7 +275,7 @@ describe('real responses match the documented schemas', () => {
     const checkout = await getJson(`${server.api}/checkout/${payment.body.id}`);
     assertDocumented('get', '/checkout/{id}', checkout, CheckoutOutput);
     const assets = await getJson(`${server.api}/assets`);
-    assert.equal(assets.body.data.length, 8);
+    assert.equal(assets.body.data.length, 9);
     assertDocumented('get', '/assets', assets);
   });
 

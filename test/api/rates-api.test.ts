@@ -72,7 +72,7 @@ describe('GET /v2/rates', () => {
     const simulated = { source: 'simulator' };
     assert.deepEqual(health.body, {
       status: 'ok',
-      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated },
+      networks: { bitcoin: simulated, litecoin: simulated, ethereum: simulated, tron: simulated, ripple: simulated, monero: simulated },
       rateSources: {
         coinbase: { status: 'ok', lastSuccessAt: isoTime(server.clock()), error: null },
         kraken: { status: 'failing', lastSuccessAt: isoTime(server.clock()), error: 'BTC/USD: answered HTTP 403' },

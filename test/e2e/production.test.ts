@@ -78,12 +78,13 @@ test('says once per network, at start-up and on /health, that nothing serves it'
       { level: 40, network: 'ethereum', msg: `ethereum is not served: no node (ETHEREUM_RPC_URL) and the simulator is off; ${refused}` },
       { level: 40, network: 'tron', msg: `tron is not served: it runs only on the simulator, which is off; ${refused}` },
       { level: 40, network: 'ripple', msg: `ripple is not served: it runs only on the simulator, which is off; ${refused}` },
+      { level: 40, network: 'monero', msg: `monero is not served: no node (MONERO_WALLET_RPC_URL and MONERO_DAEMON_RPC_URL) and the simulator is off; ${refused}` },
     ],
   );
   const unserved = { source: 'unserved' };
   assert.deepEqual(await (await fetch(`${server.url}/health`)).json(), {
     status: 'ok',
-    networks: { bitcoin: unserved, litecoin: unserved, ethereum: unserved, tron: unserved, ripple: unserved },
+    networks: { bitcoin: unserved, litecoin: unserved, ethereum: unserved, tron: unserved, ripple: unserved, monero: unserved },
     rateSources: Object.fromEntries(['bitstamp', 'coinbase', 'kraken'].map((name) => [name, { status: 'unused', lastSuccessAt: null, error: null }])),
   });
 });
