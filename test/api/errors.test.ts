@@ -146,7 +146,7 @@ describe('every error code of the contract', () => {
     for (const [method, path] of [
       ['GET', '/v2/nothing'],
       ['POST', '/v2/payments'],
-      ['DELETE', '/v2/payment/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10/refund'],
+      ['DELETE', '/v2/payment/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10/void'],
       ['PUT', '/v2/withdrawals/6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10'],
       ['GET', '/v3/payment'],
     ]) {

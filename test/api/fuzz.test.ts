@@ -70,7 +70,7 @@ let rivalWithdrawal: string;
 
 /** Valid addresses of every network that belong to nobody in the service. */
 const FOREIGN_ADDRESSES = new Map<string, string[]>();
-for (const network of ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple']) {
+for (const network of ['bitcoin', 'litecoin', 'ethereum', 'tron', 'ripple', 'monero']) {
   FOREIGN_ADDRESSES.set(
     network,
     [1, 2, 3].map((i) => addressCodec(network, 'main').fromPublicKey(secp256k1.getPublicKey(createHash('sha256').update(`fuzz-${network}-${i}`).digest(), true))),
