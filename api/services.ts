@@ -36,6 +36,8 @@ import { createRefundClaims } from './refunds/refund-claims.ts';
 import { createRefundService } from './refunds/refund.service.ts';
 import { createRefundTransitions } from './refunds/refund-transitions.ts';
 import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
+import { createUserService } from './users/user.service.ts';
+import { createSessions } from './dashboard/sessions.ts';
 
 /** What the services are built from. */
 export interface ServiceOptions {
@@ -134,6 +136,8 @@ export async function createServices(options: ServiceOptions) {
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
   const rateLimiter = createRateLimiter({ uow, clock });
+  const users = createUserService({ uow, clock });
+  const sessions = createSessions({ uow, clock });
 
   return {
     config,
@@ -161,6 +165,10 @@ export async function createServices(options: ServiceOptions) {
     rateBook,
     rates,
     webhooks,
+    /** Dashboard users (the operator's CLI, sign-in). */
+    users,
+    /** Dashboard sessions. */
+    sessions,
     webhookSecrets: secrets,
     dispatcher,
     addressPool,
