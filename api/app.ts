@@ -22,6 +22,7 @@ import { paymentRoutes } from './payments/payments.routes.ts';
 import { receiptPageRoutes } from './payer-pages/receipt-page.routes.ts';
 import { refundPageRoutes } from './payer-pages/refund-pages.routes.ts';
 import { refundRoutes } from './refunds/refunds.routes.ts';
+import { reportRoutes } from './payments/payment-export.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
@@ -80,6 +81,9 @@ export type AppServices = Pick<
   | 'refundClaims'
   | 'balance'
   | 'webhooks'
+  | 'users'
+  | 'sessions'
+  | 'paymentExport'
   | 'rates'
   | 'registry'
   | 'sources'
@@ -132,6 +136,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.use('/v2/payment', paymentRoutes(services.payments, services.registry, auth));
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
+  app.use('/v2/reports', reportRoutes(services.paymentExport, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/rates', rateRoutes(services.rates, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));

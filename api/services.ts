@@ -14,6 +14,7 @@ import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentTransitions } from './payments/payment-transitions.ts';
 import { createPaymentService } from './payments/payment.service.ts';
+import { createPaymentExport } from './payments/payment-export.ts';
 import { createRateLimiter } from './rate-limits/rate-limiter.ts';
 import { createRateBook } from './rates/rate-book.ts';
 import { createRateSources } from './rates/rate-sources.ts';
@@ -113,7 +114,9 @@ export async function createServices(options: ServiceOptions) {
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     rates,
     paymentTolerancePercent: config.paymentTolerancePercent,
+    merchantChanges: merchants.changes,
   });
+  const paymentExport = createPaymentExport({ uow, registry, clock });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
   // The operator's cancel of an approved withdrawal that cannot go out (the CLI, the dashboard).
@@ -150,6 +153,8 @@ export async function createServices(options: ServiceOptions) {
     keyChanges,
     merchants,
     payments,
+    /** The payments report (CSV). */
+    paymentExport,
     withdrawals,
     refunds,
     refundClaims,

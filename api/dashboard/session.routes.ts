@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { jsonBody } from '../http/json-body.ts';
-import { parseOrThrow } from '../http/validate.ts';
+import { parseOrThrow } from '../shared/validation.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { SessionRecord } from './session.store.ts';

@@ -1,6 +1,6 @@
 /** What an operator gives to manage dashboard users, and how a user is shown. */
 import { z } from 'zod';
-import { plainString } from '../http/validate.ts';
+import { plainString } from '../shared/validation.ts';
 
 /** An e-mail address as a sign-in name: trimmed, lower-cased. */
 export const UserEmail = z.email('must be an e-mail address').max(254).transform((e) => e.trim().toLowerCase());
