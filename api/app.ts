@@ -8,6 +8,7 @@ import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.rout
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { loadPageAssets } from './checkout/page-assets.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -84,6 +85,7 @@ export type AppServices = Pick<
   | 'users'
   | 'sessions'
   | 'paymentExport'
+  | 'merchantFeed'
   | 'rates'
   | 'registry'
   | 'sources'
@@ -146,7 +148,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
-  app.use('/dashboard', dashboardRoutes(services));
+  app.use('/dashboard', dashboardRoutes(services, DIST_DIR, loadDashboardAssets(DIST_DIR)));
   const pageAssets = loadPageAssets(DIST_DIR);
   app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
   app.use(refundPageRoutes(services.refundClaims, services.config.publicUrl, publicLimit, pageAssets));

@@ -39,6 +39,7 @@ import { createRefundTransitions } from './refunds/refund-transitions.ts';
 import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
 import { createUserService } from './users/user.service.ts';
 import { createSessions } from './dashboard/sessions.ts';
+import { createMerchantFeed } from './dashboard/merchant-feed.ts';
 
 /** What the services are built from. */
 export interface ServiceOptions {
@@ -141,6 +142,7 @@ export async function createServices(options: ServiceOptions) {
   const rateLimiter = createRateLimiter({ uow, clock });
   const users = createUserService({ uow, clock });
   const sessions = createSessions({ uow, clock });
+  const merchantFeed = createMerchantFeed({ uow, events, now: clock });
 
   return {
     config,
@@ -174,6 +176,8 @@ export async function createServices(options: ServiceOptions) {
     users,
     /** Dashboard sessions. */
     sessions,
+    /** The dashboard's live feed of each merchant's changed payments. */
+    merchantFeed,
     webhookSecrets: secrets,
     dispatcher,
     addressPool,

@@ -260,3 +260,33 @@ describe('the payments report', () => {
     assert.deepEqual(new Set(rows), new Set(created));
   });
 });
+
+describe('the page and the live feed', () => {
+  test('the page carries a CSP without inline scripts, and refuses framing', async () => {
+    const response = await fetch(`${server.url}/dashboard/payments/anything`);
+    assert.equal(response.status, 200);
+    assert.equal(
+      response.headers.get('content-security-policy'),
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
+    assert.equal(response.headers.get('x-frame-options'), 'DENY');
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(await response.text(), /<dashboard-app>/);
+  });
+
+  test('a merchant\'s stream names its own changed payments, never another merchant\'s', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/dashboard/api/events`, { headers: { Cookie: owner.cookie()! }, signal: controller.signal });
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    const reader = response.body!.getReader();
+    const foreign = await newPayment({}, merchantApi(server, other));
+    const own = await newPayment();
+    await pay(foreign.addressTo, '0.1', 0);
+    await pay(own.addressTo, '0.1', 0);
+    let received = '';
+    while (!received.includes('event: payment')) received += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    assert.ok(!received.includes(foreign.id));
+    assert.match(received, new RegExp(`event: payment\\ndata: \\{"id":"(${own.id})"\\}`));
+  });
+});
