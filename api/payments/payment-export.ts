@@ -65,7 +65,8 @@ export function createPaymentExport(deps: { uow: UnitOfWork; registry: AssetRegi
         let text = '';
         for (const payment of payments) {
           const asset = registry.byId(payment.assetId);
-          const head = [payment.id, payment.invoice, effectiveStatus(payment, now), null, asset.short, asset.network, formatAmount(payment.amount, asset.decimals), null, null, null];
+          // exception stays empty until payments carry one (CONTRACT.md section 17).
+          const head = [payment.id, payment.invoice, effectiveStatus(payment, now), null, asset.short, asset.network, formatAmount(payment.amount, asset.decimals), payment.price?.amount, payment.price?.currency, payment.rate?.value];
           const received = transactions.get(payment.id) ?? [];
           const createdAt = isoTime(payment.createdAt);
           if (received.length === 0) text += csvRow([...head, null, null, null, null, null, createdAt]);

@@ -56,6 +56,8 @@ async function pay(address: string, amount: string, confirmations: number) {
 describe('payments', () => {
   test('finds a payment by id, invoice, transaction id and receiving address, and filters by status', async () => {
     const wanted = await newPayment({ invoice: 'find-me-1' });
+    // Newest first is by creation time (then id): a millisecond apart, the order is known.
+    server.clock.advance(1);
     const decoy = await newPayment({ invoice: 'decoy-1' });
     const { txnId } = await pay(wanted.addressTo, '0.5', 0);
     const ids = async (query: string) => ((await owner.get(`/payments?${query}`)).body.data as Array<{ id: string }>).map((p) => p.id);
