@@ -11,12 +11,14 @@ import './pages/balance-page.element.ts';
 import './pages/keys-page.element.ts';
 import './pages/payment-page.element.ts';
 import './pages/payments-page.element.ts';
+import './pages/refunds-page.element.ts';
 import './pages/settings-page.element.ts';
 import './pages/webhooks-page.element.ts';
 import './pages/withdrawals-page.element.ts';
 
 const NAV: Array<[string, string]> = [
   ['/dashboard/payments', 'Payments'],
+  ['/dashboard/refunds', 'Refunds'],
   ['/dashboard/withdrawals', 'Withdrawals'],
   ['/dashboard/balance', 'Balance'],
   ['/dashboard/webhooks', 'Webhooks'],
@@ -111,6 +113,8 @@ export class DashboardApp extends LitElement {
     const paymentId = /^\/dashboard\/payments\/([^/]+)$/.exec(this.path)?.[1];
     if (paymentId) return html`<payment-page data-page .session=${session} paymentId=${decodeURIComponent(paymentId)}></payment-page>`;
     switch (this.path) {
+      case '/dashboard/refunds':
+        return html`<refunds-page data-page .session=${session}></refunds-page>`;
       case '/dashboard/withdrawals':
         return html`<withdrawals-page data-page .session=${session}></withdrawals-page>`;
       case '/dashboard/balance':

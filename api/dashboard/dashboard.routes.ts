@@ -12,6 +12,7 @@ import { dashboardAccountRoutes } from './dashboard-account.routes.ts';
 import { createDashboardAuth } from './dashboard-auth.ts';
 import { dashboardEventRoutes } from './dashboard-events.routes.ts';
 import { dashboardPaymentRoutes } from './dashboard-payments.routes.ts';
+import { dashboardRefundRoutes } from './dashboard-refunds.routes.ts';
 import { dashboardWebhookRoutes } from './dashboard-webhooks.routes.ts';
 import { dashboardWithdrawalRoutes } from './dashboard-withdrawals.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
@@ -26,6 +27,7 @@ export function dashboardRoutes(services: AppServices, distDir: string, assets: 
   router.use('/api/payments', dashboardPaymentRoutes({ payments: services.payments, webhooks: services.webhooks, auth }));
   router.use('/api/withdrawals', dashboardWithdrawalRoutes({ withdrawals: services.withdrawals, registry: services.registry, auth }));
   router.use('/api/webhooks', dashboardWebhookRoutes({ webhooks: services.webhooks, auth }));
+  router.use('/api', dashboardRefundRoutes({ refunds: services.refunds, auth }));
   router.use('/api', dashboardAccountRoutes({ balance: services.balance, merchants, exporter: services.paymentExport, auth }));
   router.use('/assets', staticFiles(path.join(distDir, 'dashboard')));
   const page = renderDashboardPage(assets).markup;

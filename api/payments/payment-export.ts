@@ -10,7 +10,7 @@ import { csvRow } from '../shared/csv.ts';
 import { invalidFields } from '../shared/errors.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
-import { effectiveStatus } from './payment-status.ts';
+import { paymentFigures } from './payment.view.ts';
 
 /** The report's columns, in order (CONTRACT.md section 18). */
 export const EXPORT_COLUMNS = [
@@ -65,9 +65,9 @@ export function createPaymentExport(deps: { uow: UnitOfWork; registry: AssetRegi
         let text = '';
         for (const payment of payments) {
           const asset = registry.byId(payment.assetId);
-          // exception stays empty until payments carry one (CONTRACT.md section 17).
-          const head = [payment.id, payment.invoice, effectiveStatus(payment, now), null, asset.short, asset.network, formatAmount(payment.amount, asset.decimals), payment.price?.amount, payment.price?.currency, payment.rate?.value];
           const received = transactions.get(payment.id) ?? [];
+          const { status, exception } = paymentFigures(registry, payment, received, now);
+          const head = [payment.id, payment.invoice, status, exception, asset.short, asset.network, formatAmount(payment.amount, asset.decimals), payment.price?.amount, payment.price?.currency, payment.rate?.value];
           const createdAt = isoTime(payment.createdAt);
           if (received.length === 0) text += csvRow([...head, null, null, null, null, null, createdAt]);
           for (const t of received) text += csvRow([...head, t.txnId, formatAmount(t.amount, asset.decimals), t.confirmations, isoTime(t.seenAt), t.late, createdAt]);

@@ -3,6 +3,7 @@ import { html } from 'lit';
 import { call } from '../api.ts';
 import { timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
+import './refunds-page.element.ts';
 
 interface Payment {
   id: string;
@@ -73,8 +74,7 @@ export class PaymentPage extends PageElement {
             <tbody>${p.transactions.map(
               (t) => html`<tr><td class="mono txn">${t.txnId}</td><td class="amount">${t.receivedAmount}</td><td>${t.confirmations} of ${p.confirmsNeeded}${t.late ? ' (late)' : ''}</td><td>${timeText(t.date)}</td></tr>`,
             )}</tbody></table></div>`}
-      <h2>Refunds</h2>
-      <p>Refunds are not available in this version.</p>
+      <refunds-page .session=${this.session} paymentId=${p.id}></refunds-page>
       <h2>Webhook deliveries</h2>
       ${this.deliveries.length === 0
         ? html`<p>No deliveries of this payment's events.</p>`

@@ -129,7 +129,7 @@ describe('withdrawals, balance, webhooks', () => {
   });
 
   test('a viewer reads every page and is refused every change with 403, whatever the browser sends', async () => {
-    for (const path of ['/payments', '/withdrawals', '/balance', '/webhooks', '/settings', '/session']) assert.equal((await viewer.get(path)).status, 200, path);
+    for (const path of ['/payments', '/withdrawals', '/refunds', '/balance', '/webhooks', '/settings', '/session']) assert.equal((await viewer.get(path)).status, 200, path);
     const id = '6f1c2e8a-4b1d-4c55-9a7e-2f5a4c3b2a10';
     const changes: Array<[string, string, unknown]> = [
       ['POST', '/withdrawals', { amount: '0.1', asset: BTC, addressTo: BTC_ADDRESS, invoice: 'viewer-w' }],
@@ -140,6 +140,9 @@ describe('withdrawals, balance, webhooks', () => {
       ['POST', `/webhooks/${id}/deliveries/${id}/redeliver`, undefined],
       ['POST', '/keys/rotate', { graceSeconds: 0 }],
       ['PUT', '/settings', { name: 'Viewer was here', email: null, siteUrl: null, logoUrl: null }],
+      ['POST', `/payments/${id}/refund`, {}],
+      ['POST', `/refunds/${id}/approve`, undefined],
+      ['POST', `/refunds/${id}/cancel`, undefined],
     ];
     for (const [method, path, body] of changes) {
       const response = await viewer.request(method, path, body === undefined ? {} : { body });
@@ -161,6 +164,25 @@ describe('withdrawals, balance, webhooks', () => {
     assert.deepEqual([redelivered.body.eventId, redelivered.body.attempt], [log.body.data[0].eventId, 2]);
     assert.equal(receiver.at('/redeliver').length, 2);
     await owner.request('DELETE', `/webhooks/${endpoint.body.id}`);
+  });
+});
+
+describe('refunds', () => {
+  test('an owner refunds an overpaid payment, reads it with the payment, and cancels it, through the refund use cases', async () => {
+    const payment = await newPayment({ invoice: 'overpaid-1' });
+    await pay(payment.addressTo, '0.7', 6);
+    const created = await owner.request<any>('POST', `/payments/${payment.id}/refund`, { body: { reason: 'paid too much' } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual([created.body.amount, created.body.status, created.body.reason], ['0.20000000', 'AWAITING_ADDRESS', 'paid too much']);
+    assert.deepEqual((await owner.get(`/refunds?paymentIds=${payment.id}`)).body, (await api.get(`/refund?paymentIds=${payment.id}`)).body);
+    assert.equal((await owner.get(`/refunds/${created.body.id}`)).body.id, created.body.id);
+    const cancelled = await owner.request<any>('POST', `/refunds/${created.body.id}/cancel`);
+    assert.equal(cancelled.body.status, 'CANCELLED', JSON.stringify(cancelled.body));
+    const again = await owner.request('POST', `/refunds/${created.body.id}/approve`);
+    assert.equal(again.status, 409);
+    const foreign = await newPayment({}, merchantApi(server, other));
+    const refused = await owner.request('POST', `/payments/${foreign.id}/refund`, { body: { amount: '0.1' } });
+    assert.deepEqual([refused.status, refused.body.error.code], [404, 'payment-not-found']);
   });
 });
 
@@ -221,7 +243,7 @@ describe('the payments report', () => {
     server.clock.advance(1000);
     const formula = await newPayment({ invoice: '=HYPERLINK("http://evil.example")' }, client);
     const first = await pay(formula.addressTo, '0.2', 1);
-    const second = await pay(formula.addressTo, '0.3', 0);
+    const second = await pay(formula.addressTo, '0.4', 0);
     server.clock.advance(1000);
     const to = new Date(server.clock()).toISOString();
     await newPayment({ invoice: 'too late' }, client);
@@ -236,8 +258,8 @@ describe('the payments report', () => {
       viaDashboard.body,
       'paymentId,invoice,status,exception,asset,network,amount,priceAmount,priceCurrency,rate,txnId,receivedAmount,confirmations,date,late,createdAt\r\n' +
         `${quoted.id},"say ""hi"", then leave",OPEN,,BTC,bitcoin,0.50000000,,,,,,,,,${quoted.createdAt}\r\n` +
-        `${formula.id},"'=HYPERLINK(""http://evil.example"")",CONFIRMING,,BTC,bitcoin,0.50000000,,,,${first.txnId},0.20000000,1,${firstAt},false,${formula.createdAt}\r\n` +
-        `${formula.id},"'=HYPERLINK(""http://evil.example"")",CONFIRMING,,BTC,bitcoin,0.50000000,,,,${second.txnId},0.30000000,0,${secondAt},false,${formula.createdAt}\r\n`,
+        `${formula.id},"'=HYPERLINK(""http://evil.example"")",CONFIRMING,OVERPAID,BTC,bitcoin,0.50000000,,,,${first.txnId},0.20000000,1,${firstAt},false,${formula.createdAt}\r\n` +
+        `${formula.id},"'=HYPERLINK(""http://evil.example"")",CONFIRMING,OVERPAID,BTC,bitcoin,0.50000000,,,,${second.txnId},0.40000000,0,${secondAt},false,${formula.createdAt}\r\n`,
     );
     const viaApi = await fetch(`${server.api}/reports/payments.csv?from=${from}&to=${to}`, { headers: { 'API-KEY': reporter.apiKey } });
     assert.equal(await viaApi.text(), viaDashboard.body);

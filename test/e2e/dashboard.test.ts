@@ -15,7 +15,7 @@ import { merchantApi, postJson, startTestServer, type TestMerchant, type TestSer
 
 const AXE_SOURCE = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const BTC = { short: 'BTC', network: 'bitcoin' };
-const PAGES = ['payments', 'withdrawals', 'balance', 'webhooks', 'keys', 'settings'];
+const PAGES = ['payments', 'refunds', 'withdrawals', 'balance', 'webhooks', 'keys', 'settings'];
 
 let server: TestServer;
 let browser: Browser;
