@@ -7,6 +7,8 @@ import { balanceRoutes } from './balance/balance.routes.ts';
 import { checkoutRoutes, type EventStreamTiming } from './checkout/checkout.routes.ts';
 import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { loadPageAssets } from './checkout/page-assets.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -21,6 +23,7 @@ import { paymentRoutes } from './payments/payments.routes.ts';
 import { receiptPageRoutes } from './payer-pages/receipt-page.routes.ts';
 import { refundPageRoutes } from './payer-pages/refund-pages.routes.ts';
 import { refundRoutes } from './refunds/refunds.routes.ts';
+import { reportRoutes } from './payments/payment-export.routes.ts';
 import type { Services } from './services.ts';
 import { findProjectRoot } from './shared/project-root.ts';
 import { simulatorRoutes } from './simulator/simulator.routes.ts';
@@ -79,6 +82,10 @@ export type AppServices = Pick<
   | 'refundClaims'
   | 'balance'
   | 'webhooks'
+  | 'users'
+  | 'sessions'
+  | 'paymentExport'
+  | 'merchantFeed'
   | 'rates'
   | 'registry'
   | 'sources'
@@ -131,6 +138,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.use('/v2/payment', paymentRoutes(services.payments, services.registry, auth));
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
+  app.use('/v2/reports', reportRoutes(services.paymentExport, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));
   app.use('/v2/rates', rateRoutes(services.rates, auth));
   app.use('/v2/assets', publicLimit, assetRoutes(services.registry));
@@ -140,6 +148,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   // Precompressed at build time; merchant sites load the widget module from this origin (CORS).
   app.use('/widget', staticFiles(path.join(DIST_DIR, 'widget'), { cors: true }));
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
+  app.use('/dashboard', dashboardRoutes(services, DIST_DIR, loadDashboardAssets(DIST_DIR)));
   const pageAssets = loadPageAssets(DIST_DIR);
   app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
   app.use(refundPageRoutes(services.refundClaims, services.config.publicUrl, publicLimit, pageAssets));

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { CheckoutOutput } from './checkout/checkout.schema.ts';
 import { AssetListOutput } from './networks/asset.schema.ts';
-import { CreatePaymentInput, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
+import { CreatePaymentInput, ExportPaymentsQuery, ListPaymentsQuery, PaymentOutput } from './payments/payment.schema.ts';
 import { RatesOutput, RatesQuery } from './rates/rates.schema.ts';
 import { CreateRefundInput, ListRefundsQuery, RefundActionInput, RefundOutput } from './refunds/refund.schema.ts';
 import { DroppedTransactionOutput, MineBlocksInput, MinedBlocksOutput, SimulatedTransactionInput, SimulatedTransactionOutput } from './simulator/simulator.schema.ts';
@@ -328,6 +328,17 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         summary: 'Extension: balances per asset',
         ...byKey,
         responses: { 200: { description: 'Available and reserved per asset.', content: json(ref(BalanceOutput)) }, ...errors(BY_KEY) },
+      },
+    },
+    '/reports/payments.csv': {
+      get: {
+        operationId: 'exportPayments',
+        summary: 'Extension: payments created in [from, to) as RFC 4180 CSV, one row per transaction, streamed',
+        description:
+          'Columns: paymentId, invoice, status, exception, asset, network, amount, priceAmount, priceCurrency, rate, txnId, receivedAmount, confirmations, date, late, createdAt. A payment without a transaction has one row with empty transaction cells. A cell beginning with =, +, -, @, tab or carriage return is prefixed with an apostrophe.',
+        ...byKey,
+        parameters: queryParameters(ExportPaymentsQuery),
+        responses: { 200: { description: 'The report, with a header row.', content: { 'text/csv': { schema: { type: 'string' } } } }, ...errors({ 400: 'validation-failed: from and to must be ISO times, to later than from', ...BY_KEY }) },
       },
     },
     '/webhooks': {

@@ -14,6 +14,7 @@ import { createExpirySweep } from './jobs/expiry-sweep.ts';
 import { createPaymentReceipts } from './payments/payment-receipts.ts';
 import { createPaymentTransitions } from './payments/payment-transitions.ts';
 import { createPaymentService } from './payments/payment.service.ts';
+import { createPaymentExport } from './payments/payment-export.ts';
 import { createRateLimiter } from './rate-limits/rate-limiter.ts';
 import { createRateBook } from './rates/rate-book.ts';
 import { createRateSources } from './rates/rate-sources.ts';
@@ -36,6 +37,9 @@ import { createRefundClaims } from './refunds/refund-claims.ts';
 import { createRefundService } from './refunds/refund.service.ts';
 import { createRefundTransitions } from './refunds/refund-transitions.ts';
 import { createWithdrawalTransitions } from './withdrawals/withdrawal-transitions.ts';
+import { createUserService } from './users/user.service.ts';
+import { createSessions } from './dashboard/sessions.ts';
+import { createMerchantFeed } from './dashboard/merchant-feed.ts';
 
 /** What the services are built from. */
 export interface ServiceOptions {
@@ -111,7 +115,9 @@ export async function createServices(options: ServiceOptions) {
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     rates,
     paymentTolerancePercent: config.paymentTolerancePercent,
+    merchantChanges: merchants.changes,
   });
+  const paymentExport = createPaymentExport({ uow, registry, clock });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });
   const withdrawals = createWithdrawalService({ uow, registry, clock, adapter, logger, transitions: withdrawalTransitions, payouts });
   // The operator's cancel of an approved withdrawal that cannot go out (the CLI, the dashboard).
@@ -134,6 +140,9 @@ export async function createServices(options: ServiceOptions) {
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
   const rateLimiter = createRateLimiter({ uow, clock });
+  const users = createUserService({ uow, clock });
+  const sessions = createSessions({ uow, clock });
+  const merchantFeed = createMerchantFeed({ uow, events, now: clock });
 
   return {
     config,
@@ -146,6 +155,8 @@ export async function createServices(options: ServiceOptions) {
     keyChanges,
     merchants,
     payments,
+    /** The payments report (CSV). */
+    paymentExport,
     withdrawals,
     refunds,
     refundClaims,
@@ -161,6 +172,12 @@ export async function createServices(options: ServiceOptions) {
     rateBook,
     rates,
     webhooks,
+    /** Dashboard users (the operator's CLI, sign-in). */
+    users,
+    /** Dashboard sessions. */
+    sessions,
+    /** The dashboard's live feed of each merchant's changed payments. */
+    merchantFeed,
     webhookSecrets: secrets,
     dispatcher,
     addressPool,

@@ -18,6 +18,8 @@ import { FollowerStore } from './networks/follower.store.ts';
 import { WalletStore } from './networks/wallet.store.ts';
 import { WebhookStore } from './webhooks/webhook.store.ts';
 import { WithdrawalStore } from './withdrawals/withdrawal.store.ts';
+import { UserStore } from './users/user.store.ts';
+import { SessionStore } from './dashboard/session.store.ts';
 
 /** Every store, bound to one `Sql`; each is made on first use. */
 abstract class StoreSet {
@@ -36,6 +38,8 @@ abstract class StoreSet {
   #wallet?: WalletStore;
   #refunds?: RefundStore;
   #mail?: MailStore;
+  #users?: UserStore;
+  #sessions?: SessionStore;
 
   constructor(readonly sql: Sql) {}
 
@@ -83,6 +87,12 @@ abstract class StoreSet {
   }
   get mail(): MailStore {
     return (this.#mail ??= new MailStore(this.sql));
+  }
+  get users(): UserStore {
+    return (this.#users ??= new UserStore(this.sql));
+  }
+  get sessions(): SessionStore {
+    return (this.#sessions ??= new SessionStore(this.sql));
   }
 }
 

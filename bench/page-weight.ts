@@ -111,9 +111,21 @@ function referencesIn(text: string, contentType: string, fromHtml: boolean): str
 
 /** Everything a first visit of /pay?id=<id>&lang=<locale> downloads from the service, in bytes on the wire. */
 export async function hostedPageWeight(serviceUrl: string, paymentId: string, locale = 'en'): Promise<Weight> {
-  const pageUrl = `${serviceUrl}/pay?id=${paymentId}&lang=${locale}`;
+  return crawlWeight(serviceUrl, `${serviceUrl}/pay?id=${paymentId}&lang=${locale}`, '/pay?id=…');
+}
+
+/** The merchant dashboard's budget (CONTRACT.md section 18). */
+export const DASHBOARD_BUDGET_BYTES = 60 * 1024;
+
+/** A first load of /dashboard: the page and every file it loads (its script and style sheet). */
+export function dashboardWeight(serviceUrl: string): Promise<Weight> {
+  return crawlWeight(serviceUrl, `${serviceUrl}/dashboard`, '/dashboard');
+}
+
+/** A page and everything it references on its origin, recursively, in bytes on the wire. */
+async function crawlWeight(serviceUrl: string, pageUrl: string, label: string): Promise<Weight> {
   const first = await download(pageUrl);
-  if (first.status !== 200) return { missing: `GET /pay?id=… answered ${first.status}: the hosted page is not served yet`, parts: [], notes: [] };
+  if (first.status !== 200) return { missing: `GET ${label} answered ${first.status}: the page is not served yet`, parts: [], notes: [] };
   const origin = new URL(serviceUrl).origin;
   const parts: Weight['parts'] = [];
   const notes: string[] = [];
@@ -122,7 +134,7 @@ export async function hostedPageWeight(serviceUrl: string, paymentId: string, lo
   while (queue.length > 0) {
     const { url, got: given } = queue.shift()!;
     const got = given ?? (await download(url));
-    const what = url === pageUrl ? '/pay?id=…' : url.slice(origin.length);
+    const what = url === pageUrl ? label : url.slice(origin.length);
     if (got.status !== 200) {
       notes.push(`${what} answered ${got.status}`);
       continue;

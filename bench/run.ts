@@ -9,7 +9,7 @@ import path from 'node:path';
 import { freePort } from '../test/helpers/server-process.ts';
 import { compare, type Comparison, type LoadShape } from './load.ts';
 import { LOCALES } from '../widget/i18n/locales.ts';
-import { BUDGET_BYTES, heaviestWeights } from './page-weight.ts';
+import { BUDGET_BYTES, DASHBOARD_BUDGET_BYTES, dashboardWeight, heaviestWeights } from './page-weight.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, peakRss, startReference, startService } from './processes.ts';
 import { formatResults, type Row } from './report.ts';
@@ -164,6 +164,7 @@ async function main(): Promise<void> {
     rows.push({ label: `GET /v2/payment, 2 filters, ${large.totalPayments.toLocaleString('en')} payments`, result: listLarge, target: 0.7 });
 
     const { widget, hosted } = await heaviestWeights(service.url, paymentId, LOCALES);
+    const dashboard = await dashboardWeight(service.url);
     const peakSecond = peakRss(service.pid);
     await running.pop()!.stop();
 
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
       rows,
       scale: { small: listSmall, large: listLarge, matches: listMatches },
       peakRss: { bytes: Math.max(peakFirst, peakSecond), first: peakFirst, second: peakSecond },
-      weights: { widget, hosted, budget: BUDGET_BYTES },
+      weights: { widget, hosted, budget: BUDGET_BYTES, dashboard, dashboardBudget: DASHBOARD_BUDGET_BYTES },
       settings: { connections: CONNECTIONS, rounds: ROUNDS, readSeconds: READ_SHAPE.seconds, readWarmupSeconds: READ_SHAPE.warmup.seconds, createsPerRound: CREATES_PER_ROUND, createWarmup: CREATE_WARMUP, poolSize: POOL_SIZE },
       elapsedSeconds: (performance.now() - started) / 1000,
     });

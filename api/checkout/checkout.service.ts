@@ -39,7 +39,7 @@ interface RenderedView {
 /** Creates the checkout use cases. */
 export function createCheckoutService(deps: {
   uow: UnitOfWork;
-  merchants: Pick<MerchantService, 'findById'>;
+  merchants: Pick<MerchantService, 'findById' | 'changes'>;
   registry: AssetRegistry;
   clock: Clock;
   events: PaymentEvents;
@@ -51,6 +51,8 @@ export function createCheckoutService(deps: {
   // Payer pages poll and every open event stream re-reads its payment; an unchanged payment is
   // answered, and a matching If-None-Match settled, without rendering it again.
   const views = createPaymentViewCache<RenderedView>(CHECKOUT_VIEW_CACHE_SIZE);
+  // The payer's view shows the merchant's name, site and logo: a profile edit drops every view.
+  let merchantsSeen = merchants.changes();
 
   function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): RenderedView {
     const figures = paymentFigures(registry, payment, transactions, now);
@@ -122,6 +124,10 @@ export function createCheckoutService(deps: {
   return {
     /** The payer-safe view of a payment; 404 payment-not-found for an unknown id. */
     async snapshot(id: string): Promise<CheckoutSnapshot> {
+      if (merchants.changes() !== merchantsSeen) {
+        merchantsSeen = merchants.changes();
+        views.clear();
+      }
       const key = storedId(id);
       const stamp = key === undefined ? undefined : await uow.stores.payments.stampOf(key);
       const now = clock();

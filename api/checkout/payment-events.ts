@@ -12,8 +12,10 @@ const CHANNEL = 'payment_changed';
 /** Creates the fan-out, subscribed to the database's channel. */
 export async function createPaymentEvents(db: Pick<Database, 'notify' | 'listen'>) {
   const listeners = new Map<string, Set<Listener>>();
+  const anyListeners = new Set<(paymentId: string) => void>();
 
   function deliver(paymentId: string): void {
+    for (const listener of Array.from(anyListeners)) listener(paymentId);
     // '*': the connection that carries other instances' changes was lost; anything may have moved.
     const sets = paymentId === '*' ? [...listeners.values()] : [listeners.get(paymentId)];
     // A copy of each set: a listener may unsubscribe while it runs.
@@ -39,11 +41,16 @@ export async function createPaymentEvents(db: Pick<Database, 'notify' | 'listen'
         if (set.size === 0) listeners.delete(paymentId);
       };
     },
+    /** Calls `listener` with the id of every payment that changes ('*': any may have); returns the unsubscribe function. */
+    subscribeAll(listener: (paymentId: string) => void): () => void {
+      anyListeners.add(listener);
+      return () => anyListeners.delete(listener);
+    },
     /** How many listeners are attached, for tests and shutdown. */
     listenerCount(): number {
       let n = 0;
       for (const set of listeners.values()) n += set.size;
-      return n;
+      return n + anyListeners.size;
     },
   };
 }

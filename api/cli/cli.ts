@@ -1,5 +1,6 @@
 /**
- * Operator commands: merchants (create, rotate-keys, list), webhooks (add, list, delete), the
+ * Operator commands: merchants (create, rotate-keys, list), webhooks (add, list, delete), dashboard
+ * users (create, list, reset-password, delete), the
  * payout wallet, token contracts, sweeps, cancelling a stuck withdrawal, and the SQLite-to-PostgreSQL
  * import.
  * With --json, stdout carries exactly one JSON document.
@@ -19,6 +20,7 @@ import { isoTime } from '../shared/clock.ts';
 import { ASSET_USAGE, assetCommand } from './asset-command.ts';
 import { SWEEP_USAGE, sweepCommand } from './sweep-command.ts';
 import { WALLET_USAGE, walletCommand } from './wallet-command.ts';
+import { USER_USAGE, userCommand } from './user-commands.ts';
 import { WEBHOOK_USAGE, webhookCommand } from './webhook-commands.ts';
 import { WITHDRAWAL_USAGE, withdrawalCommand } from './withdrawal-command.ts';
 
@@ -28,6 +30,7 @@ const USAGE = `Usage:
   npm run cli -- merchant list [--json]
   npm run cli -- db import-sqlite --file PATH/TO/checkout.db [--json]
 ${WEBHOOK_USAGE}
+${USER_USAGE}
 ${WALLET_USAGE}
 ${ASSET_USAGE}
 ${SWEEP_USAGE}
@@ -52,6 +55,9 @@ need their gas sent first: run it again once that is mined); the service also sw
 withdrawal cancel: cancels an APPROVED withdrawal that cannot go out (a recipient the token blocks,
 payouts that reverted) and puts its amount back in the merchant's available balance; refused while a
 payout transaction is signed for it.
+user create: a dashboard user of a merchant (owner: everything; viewer: reads only), with a generated
+password printed once. user reset-password: a new generated password, printed once; every session of
+theirs ends. user delete: removes the user and ends their sessions.
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
 
@@ -68,6 +74,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   }
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);
   if (resource === 'webhook') return webhookCommand(action, rest, out, err);
+  if (resource === 'user') return userCommand(action, rest, out, err);
   if (resource === 'wallet') return walletCommand(argv.slice(1), out, err);
   if (resource === 'asset') return assetCommand(action, rest, out, err);
   if (resource === 'sweep') return sweepCommand(argv.slice(1), out, err);

@@ -40,6 +40,8 @@ const TABLES: Array<{ name: string; key: string; count?: string; since?: string 
   { name: 'eth_nonces', key: 'address', since: '0073-ethereum-payouts' },
   // Mail not yet sent (and the record of what was).
   { name: 'mail_outbox', key: 'created_at, id', since: '0092-payer-locale-and-mail' },
+  // Dashboard users keep their password hashes; sessions are not copied (everyone signs in again).
+  { name: 'dashboard_users', key: 'created_at, id', since: '0100-dashboard-users' },
 ];
 /** Rows that make a database "hold data": an import never mixes two installations. */
 const HOLDS_DATA = ['merchants', 'payments', 'withdrawals', 'ledger_entries', 'addresses'];

@@ -2,7 +2,7 @@
  * @module The HTTP side of errors: `ApiError` for what only HTTP can go wrong (keys, signatures,
  * bodies, routes, rate limits), and the status each kind of use-case refusal answers with.
  */
-import { Conflict, type DomainError, type ErrorCode, type FieldError, InvalidInput, InvalidState, NotFound, Refused, Unavailable } from '../shared/errors.ts';
+import { Conflict, type DomainError, type ErrorCode, type FieldError, Forbidden, InvalidInput, InvalidState, NotFound, Refused, Throttled, Unauthenticated, Unavailable } from '../shared/errors.ts';
 
 export type { ErrorCode, FieldError } from '../shared/errors.ts';
 
@@ -32,6 +32,9 @@ export function statusOf(error: DomainError): number {
   if (error instanceof InvalidState || error instanceof Conflict) return 409;
   if (error instanceof Refused) return 422;
   if (error instanceof Unavailable) return 503;
+  if (error instanceof Unauthenticated) return 401;
+  if (error instanceof Forbidden) return 403;
+  if (error instanceof Throttled) return 429;
   return 400;
 }
 

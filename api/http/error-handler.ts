@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { DatabaseUnavailable } from '../db/database.ts';
 import type { Logger } from '../shared/logger.ts';
-import { DomainError, Unavailable } from '../shared/errors.ts';
+import { DomainError, Throttled, Unavailable } from '../shared/errors.ts';
 import { ApiError, fromDomainError } from './api-error.ts';
 import { markAnsweredEarly } from './client-errors.ts';
 
@@ -31,7 +31,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (hasBody(req) && !req.complete) markAnsweredEarly(req);
     // An error answer is about this request at this moment: no cache keeps it.
     res.setHeader('Cache-Control', 'no-store');
-    if (err instanceof Unavailable) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof Unavailable || err instanceof Throttled) res.setHeader('Retry-After', String(err.retryAfterSeconds));
     const apiError = err instanceof ApiError ? err : err instanceof DomainError ? fromDomainError(err) : (fromBodyParser(err) ?? fromPathDecoding(err, req.method, req.path));
     if (apiError) {
       res.status(apiError.status).json(apiError.toBody());

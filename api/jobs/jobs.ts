@@ -23,6 +23,7 @@ export interface JobServices {
   expirySweep: { run(): Promise<unknown> };
   idempotency: { purgeExpired(): Promise<unknown> };
   rateLimiter: { purge(): Promise<unknown> };
+  sessions: { purgeIdle(): Promise<unknown> };
   payouts: { sendPending(): Promise<unknown> };
   simulator?: { tick(): Promise<unknown> } | undefined;
   addressPool: { refill(): Promise<unknown>; idleFor(ms: number): boolean };
@@ -86,7 +87,7 @@ export function startJobs(services: JobServices): () => Promise<void> {
   // Expired idempotency records and ended rate-limit windows.
   // Webhook delivery logs and delivered events are kept 30 days.
   every('housekeeping', HOUSEKEEPING_MS, () =>
-    Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge(), uow.stores.webhooks.purge(services.clock() - WEBHOOK_LOG_DAYS * 86_400_000)]),
+    Promise.all([services.idempotency.purgeExpired(), services.rateLimiter.purge(), services.sessions.purgeIdle(), uow.stores.webhooks.purge(services.clock() - WEBHOOK_LOG_DAYS * 86_400_000)]),
   );
   const payouts = every('payouts', PAYOUT_RETRY_MS, () => services.payouts.sendPending());
   const mail = services.mail;

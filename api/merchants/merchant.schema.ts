@@ -20,3 +20,24 @@ export const CreateMerchantInput = z.strictObject({
 });
 /** A validated merchant creation request. */
 export type CreateMerchantInput = z.output<typeof CreateMerchantInput>;
+
+/** The shop's profile as the dashboard's settings edit it: every field given, null clears an optional one. */
+export const UpdateMerchantInput = z.strictObject({
+  name: CreateMerchantInput.shape.name,
+  email: CreateMerchantInput.shape.email.unwrap().nullable(),
+  siteUrl: CreateMerchantInput.shape.siteUrl.unwrap().nullable(),
+  logoUrl: CreateMerchantInput.shape.logoUrl.unwrap().nullable(),
+});
+/** A validated profile update. */
+export type UpdateMerchantInput = z.output<typeof UpdateMerchantInput>;
+
+/** Body of a key rotation from the dashboard: how long the old pair keeps working. */
+export const RotateKeysInput = z.strictObject({
+  graceSeconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must be at least 0')
+    .max(90 * 86400, 'must be at most 7776000 seconds (90 days)'),
+});
+/** A validated key rotation. */
+export type RotateKeysInput = z.output<typeof RotateKeysInput>;

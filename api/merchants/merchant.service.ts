@@ -3,7 +3,8 @@ import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import type { KeyChanges } from './key-changes.ts';
-import type { CreateMerchantInput } from './merchant.schema.ts';
+import type { CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
+import { NotFound } from '../shared/errors.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -27,6 +28,14 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
   let rememberedGeneration = 0;
   const merchantsById = new Map<string, Merchant>();
   const openedSecrets = new Map<string, string>();
+
+  // A profile edit or a rotation anywhere moves the generation on; merchants remembered by id are read again.
+  let merchantsGeneration = keyChanges.seen();
+  function forgetIfChanged(): void {
+    if (keyChanges.seen() === merchantsGeneration) return;
+    merchantsGeneration = keyChanges.seen();
+    merchantsById.clear();
+  }
 
   function remember(credentials: MerchantCredentials): MerchantCredentials {
     Object.freeze(credentials.merchant);
@@ -121,8 +130,25 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
       }
     },
 
+    /**
+     * Replaces the shop's name, site, logo and e-mail. Every instance forgets what it remembered of
+     * merchants within a second (the key-change announcement), so pages and records show the new profile.
+     */
+    async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
+      const merchant: Merchant = { id: merchantId, name: input.name, siteUrl: input.siteUrl, logoUrl: input.logoUrl, email: input.email };
+      if (!(await uow.transaction((stores) => stores.merchants.updateProfile(merchant)))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
+      merchantsById.clear();
+      credentialsByKeyHash.clear();
+      await keyChanges.announce(merchantId).catch(() => {});
+      return merchant;
+    },
+
+    /** A number that moves on whenever any merchant's profile or keys may have changed (for caches of what shows a merchant). */
+    changes: (): number => keyChanges.seen(),
+
     /** A merchant by id. */
     async findById(id: string): Promise<Merchant | undefined> {
+      forgetIfChanged();
       const known = merchantsById.get(id);
       if (known) return known;
       const found = await store.findById(id);

@@ -62,6 +62,11 @@ export class MerchantStore {
     return row && toMerchant(row);
   }
 
+  /** Replaces a merchant's profile (name, site, logo, e-mail); true if the merchant exists. */
+  async updateProfile(merchant: Merchant): Promise<boolean> {
+    return (await this.sql.run('UPDATE merchants SET name = @name, site_url = @siteUrl, logo_url = @logoUrl, email = @email WHERE id = @id', merchant)) === 1;
+  }
+
   /** Locks a merchant's row until the transaction ends (PostgreSQL; SQLite serialises writers anyway). */
   async lockById(id: string): Promise<void> {
     await this.sql.get(`SELECT id FROM merchants WHERE id = ?${this.sql.dialect.forUpdate}`, [id]);

@@ -18,6 +18,8 @@ export interface PaymentFilters {
   invoices?: string[];
   txnIds?: string[];
   statuses?: PaymentStatus[];
+  /** One term matched against the id, the invoice, the receiving address and transaction ids (the dashboard's search). */
+  search?: string;
 }
 
 /** A statement to run: its text (prepared once per text) and its named parameters. */
@@ -36,22 +38,31 @@ function filterSql(dialect: Dialect) {
     // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
     statuses: `((${dialect.inJsonList('status', '@statuses')} AND NOT ${OPEN_PAST_EXPIRY})
       OR (${OPEN_PAST_EXPIRY} AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
+    // Each alternative is an index lookup (primary key, invoice, address, transaction id).
+    search: `(id = @searchId OR invoice = @search OR address_to = @search
+      OR id IN (SELECT payment_id FROM payment_transactions WHERE txn_id = @search AND dropped_at IS NULL))`,
   } as const;
 }
 type FilterName = keyof ReturnType<typeof filterSql>;
-const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses'];
+const FILTER_NAMES: FilterName[] = ['ids', 'invoices', 'txnIds', 'statuses', 'search'];
 const queryTexts = new Map<string, string>();
 
 function filterParams(merchantId: string, filters: PaymentFilters, used: FilterName[], now: number): Record<string, unknown> {
   const params: Record<string, unknown> = { merchantId };
-  for (const name of used) params[name] = jsonTextList(filters[name]!);
+  for (const name of used) if (name !== 'search') params[name] = jsonTextList(filters[name]!);
+  if (filters.search !== undefined) {
+    // Ids are stored lower-case; the other fields are matched as typed. A term with NUL can be in
+    // no row (PostgreSQL refuses it as a parameter): it becomes the empty text, which none holds.
+    params.search = filters.search.includes('\u0000') ? '' : filters.search;
+    params.searchId = (params.search as string).toLowerCase();
+  }
   if (used.includes('statuses')) params.now = now;
   return params;
 }
 
 // The filters that name payments directly (ids, invoices, transaction ids) bound a list by
 // themselves, however long the merchant's history: a page or a count walks only what they name.
-const SELECTIVE: FilterName[] = ['ids', 'invoices', 'txnIds'];
+const SELECTIVE: FilterName[] = ['ids', 'invoices', 'txnIds', 'search'];
 
 // A stored status's rows, newest first, as the status filter reports them: an OPEN payment past its
 // expiry reads as EXPIRED (the sweep stores that within a second, so such rows are few).

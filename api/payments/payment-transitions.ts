@@ -51,7 +51,7 @@ export function createPaymentTransitions(deps: {
   }
 
   function announce(stores: Stores, merchantId: string, paymentId: string, type: WebhookEventType, now: number): Promise<void> {
-    return outbox.emit(stores, { merchantId, type, at: now, render: () => render(stores, paymentId, now) });
+    return outbox.emit(stores, { merchantId, subjectId: paymentId, type, at: now, render: () => render(stores, paymentId, now) });
   }
 
   return {

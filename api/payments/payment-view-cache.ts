@@ -35,6 +35,10 @@ export function createPaymentViewCache<V>(capacity: number) {
     set(id: string, stamp: PaymentStamp, now: number, view: V): void {
       entries.set(id, { version: stamp.version, expiredByTime: readsExpired(stamp, now), view });
     },
+    /** Forgets every view (something they all show, a merchant's profile, may have changed). */
+    clear(): void {
+      entries.clear();
+    },
     /** How many views are held. */
     size(): number {
       return entries.size;

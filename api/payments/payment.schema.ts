@@ -41,6 +41,21 @@ export const ListPaymentsQuery = z.object({
 /** A validated payment list query. */
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 
+/** The dashboard's payment list: statuses and pages as the API's, and one search term. */
+export const SearchPaymentsQuery = ListPaymentsQuery.extend({
+  search: text(200).optional().meta({ description: 'A payment id, invoice, receiving address or transaction id.' }),
+});
+/** A validated dashboard payment list query. */
+export type SearchPaymentsQuery = z.output<typeof SearchPaymentsQuery>;
+
+/** Query of the payments report (CSV): payments created at or after `from` and before `to`. */
+export const ExportPaymentsQuery = z.object({
+  from: z.iso.datetime({ error: 'must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z' }).meta({ description: 'Payments created at or after this time.' }),
+  to: z.iso.datetime({ error: 'must be an ISO 8601 UTC time such as 2026-12-01T00:00:00Z' }).meta({ description: 'Payments created before this time.' }),
+});
+/** A validated report query, as epoch milliseconds. */
+export type ExportPaymentsQuery = z.output<typeof ExportPaymentsQuery>;
+
 /** A transaction received by a payment. */
 export const PaymentTransactionOutput = z
   .object({

@@ -13,7 +13,7 @@ import { formatAmount, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import type { CreatePaymentRequest } from './payment-request.ts';
-import type { ListPaymentsQuery, PaymentOutput } from './payment.schema.ts';
+import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
 import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 
@@ -32,6 +32,8 @@ export interface PaymentServiceDeps {
   rates: Pick<RateService, 'priceInAsset'>;
   /** PAYMENT_TOLERANCE_PERCENT: each new payment keeps the value of its time. */
   paymentTolerancePercent: string;
+  /** Moves on when a merchant's profile may have changed: every cached record shows its merchant. */
+  merchantChanges?: () => number;
 }
 
 /** Creates the payment use cases. */
@@ -41,6 +43,13 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // Merchants poll their payments' status; a record that has not changed is not rendered again.
   const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
+  let merchantsSeen = deps.merchantChanges?.();
+  function dropViewsIfMerchantsChanged(): void {
+    const seen = deps.merchantChanges?.();
+    if (seen === merchantsSeen) return;
+    merchantsSeen = seen;
+    views.clear();
+  }
 
   // Runs inside a write transaction (on SQLite, a group commit's savepoint): the address is claimed
   // only if the payment is stored, and neither if anything fails.
@@ -75,7 +84,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // The page, the total and every record shown come from one snapshot of the database, even while
   // another process writes.
-  const listInOneSnapshot = (merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) =>
+  const listInOneSnapshot = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
     uow.snapshot(async (stores) => {
       const stamps = await stores.payments.page(merchant.id, query, now, offset, limit);
       const total = totalFromPage(stamps.length, offset, limit) ?? (await stores.payments.count(merchant.id, query, now));
@@ -85,7 +94,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
     });
 
-  async function listPage(merchant: Merchant, query: ListPaymentsQuery, now: number, offset: number, limit: number) {
+  async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
     // Most pages need one statement, which is a snapshot by itself: the page tells its total and
     // every record on it is rendered at the version listed. Anything else is read again in one
     // read transaction.
@@ -143,6 +152,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
     /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */
     async get(merchant: Merchant, id: string): Promise<JsonText> {
+      dropViewsIfMerchantsChanged();
       const key = storedId(id);
       const stamp = key === undefined ? undefined : await store.stampForMerchant(merchant.id, key);
       if (!stamp) throw notFound(id);
@@ -152,8 +162,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return text;
     },
 
-    /** A page of the merchant's payments, newest first; each record is its cached JSON rendering. */
-    async list(merchant: Merchant, filters: ListPaymentsQuery): Promise<ListEnvelope<JsonText>> {
+    /**
+     * A page of the merchant's payments, newest first; each record is its cached JSON rendering.
+     * `search` (the dashboard's) finds a payment by id, invoice, receiving address or transaction id.
+     */
+    async list(merchant: Merchant, filters: ListPaymentsQuery | SearchPaymentsQuery): Promise<ListEnvelope<JsonText>> {
+      dropViewsIfMerchantsChanged();
       const query = withStoredIds(filters);
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;

@@ -198,6 +198,22 @@ export class PaymentStore {
     return rows.map(toPayment);
   }
 
+  /** A merchant's payments created in [from, to), oldest first, after the keyset `after`, at most `limit`. */
+  async createdBetween(merchantId: string, from: number, to: number, after: { createdAt: number; id: string } | undefined, limit: number): Promise<Payment[]> {
+    const rows = after
+      ? await this.sql.all<PaymentRow>(
+          `SELECT * FROM payments WHERE merchant_id = @merchantId AND created_at < @to AND (created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
+            ORDER BY created_at, id LIMIT ${Math.trunc(limit)}`,
+          { merchantId, to, afterAt: after.createdAt, afterId: after.id },
+        )
+      : await this.sql.all<PaymentRow>(`SELECT * FROM payments WHERE merchant_id = @merchantId AND created_at >= @from AND created_at < @to ORDER BY created_at, id LIMIT ${Math.trunc(limit)}`, {
+          merchantId,
+          from,
+          to,
+        });
+    return rows.map(toPayment);
+  }
+
   /** A payment's stamp by id, whoever owns it. */
   async stampOf(id: string): Promise<StampedId | undefined> {
     const row = await this.sql.get<StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?', [id]);

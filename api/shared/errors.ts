@@ -42,6 +42,13 @@ export type ErrorCode =
   | 'idempotency-key-in-use'
   | 'idempotency-key-reused'
   | 'rate-limited'
+  | 'invalid-credentials'
+  | 'not-signed-in'
+  | 'csrf-refused'
+  | 'forbidden'
+  | 'user-not-found'
+  | 'duplicate-email'
+  | 'merchant-not-found'
   | 'internal-error';
 
 /** A use case's refusal, with the contract's code and a message meant for the caller. */
@@ -84,6 +91,28 @@ export class Refused extends DomainError {
 /** Something outside this process cannot serve the request now; asking again after `retryAfterSeconds` may succeed. */
 export class Unavailable extends DomainError {
   override name = 'Unavailable';
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(code, message);
+  }
+}
+
+/** Who asks is not known: a wrong e-mail or password, or no session (the same answer whichever it was). */
+export class Unauthenticated extends DomainError {
+  override name = 'Unauthenticated';
+}
+
+/** Who asks is known, but may not do this (a viewer asking for a change). */
+export class Forbidden extends DomainError {
+  override name = 'Forbidden';
+}
+
+/** Too many attempts in a window; asking again after `retryAfterSeconds` may succeed. */
+export class Throttled extends DomainError {
+  override name = 'Throttled';
   constructor(
     code: ErrorCode,
     message: string,

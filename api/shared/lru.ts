@@ -21,6 +21,11 @@ export class Lru<K, V> {
     if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
+  /** Forgets every entry. */
+  clear(): void {
+    this.#entries.clear();
+  }
+
   /** How many entries are held. */
   get size(): number {
     return this.#entries.size;

@@ -24,14 +24,15 @@ export function createWebhookOutbox(deps: { queued?: () => void } = {}) {
   return {
     /**
      * Queues an event of `type` for the merchant's endpoints; `render` gives the record as GET
-     * returns it now, and is called only if some endpoint takes the event.
+     * returns it now, and is called only if some endpoint takes the event. `subjectId` names that
+     * record (a payment's or withdrawal's id), so its deliveries can be listed with it.
      */
-    async emit(stores: Stores, event: { merchantId: string; type: WebhookEventType; at: number; render: () => Promise<object> }): Promise<void> {
+    async emit(stores: Stores, event: { merchantId: string; subjectId?: string; type: WebhookEventType; at: number; render: () => Promise<object> }): Promise<void> {
       const endpoints = (await endpointsOf(stores, event.merchantId)).filter((e) => e.events === null || e.events.includes(event.type));
       if (endpoints.length === 0) return;
       const body = JSON.stringify({ type: event.type, timestamp: isoTime(event.at), data: await event.render() });
       const id = `msg_${randomUUID().replaceAll('-', '')}`;
-      await stores.webhooks.insertEvent({ id, merchantId: event.merchantId, type: event.type, body, createdAt: event.at }, endpoints.map((e) => e.id));
+      await stores.webhooks.insertEvent({ id, merchantId: event.merchantId, subjectId: event.subjectId ?? null, type: event.type, body, createdAt: event.at }, endpoints.map((e) => e.id));
       deps.queued?.();
     },
   };

@@ -124,6 +124,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return { data: attempts.map(toDeliveryOutput), page, limit, total };
     },
 
+    /** The newest delivery attempts (up to 50) of the merchant's events about one payment or withdrawal, with each endpoint. */
+    async deliveriesAbout(merchant: Merchant, subjectId: string): Promise<Array<WebhookDeliveryOutput & { endpointId: string; url: string }>> {
+      const attempts = await uow.stores.webhooks.attemptsAbout(merchant.id, subjectId, 50);
+      return attempts.map((a) => ({ ...toDeliveryOutput(a), endpointId: a.endpointId, url: a.url }));
+    },
+
     /** Sends an attempt's event again now; answers with the new attempt. */
     async redeliver(merchant: Merchant, id: string, deliveryId: string): Promise<WebhookDeliveryOutput> {
       const endpoint = await owned(merchant, id);

@@ -137,8 +137,15 @@ export class WebhookStore {
   }
 
   /** Writes an event and queues it for each endpoint, due at once. */
-  async insertEvent(event: { id: string; merchantId: string; type: string; body: string; createdAt: number }, endpointIds: readonly string[]): Promise<void> {
-    await this.sql.run('INSERT INTO webhook_events (id, merchant_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', [event.id, event.merchantId, event.type, event.body, event.createdAt]);
+  async insertEvent(event: { id: string; merchantId: string; subjectId: string | null; type: string; body: string; createdAt: number }, endpointIds: readonly string[]): Promise<void> {
+    await this.sql.run('INSERT INTO webhook_events (id, merchant_id, subject_id, type, body, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      event.id,
+      event.merchantId,
+      event.subjectId,
+      event.type,
+      event.body,
+      event.createdAt,
+    ]);
     for (const endpointId of endpointIds) {
       await this.sql.run(
         "INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, next_attempt_at, updated_at) VALUES (?, ?, 'pending', 0, ?, ?)",
@@ -242,6 +249,18 @@ export class WebhookStore {
     const rows = await this.sql.all<AttemptRow>(`${ATTEMPT_SELECT} WHERE a.endpoint_id = ? ORDER BY a.created_at DESC, a.attempt DESC, a.id DESC LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`, [endpointId]);
     const count = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?', [endpointId]);
     return { attempts: rows.map(toAttempt), total: Number(count?.n ?? 0) };
+  }
+
+  /** The newest attempts (at most `limit`) to deliver the merchant's events about one record, with the endpoint each went to. */
+  async attemptsAbout(merchantId: string, subjectId: string, limit: number): Promise<Array<WebhookAttempt & { url: string }>> {
+    const rows = await this.sql.all<AttemptRow & { url: string }>(
+      `SELECT a.id, a.endpoint_id, a.event_id, e.type, a.attempt, a.status_code, a.duration_ms, a.error, a.created_at, w.url
+         FROM webhook_events e JOIN webhook_attempts a ON a.event_id = e.id JOIN webhook_endpoints w ON w.id = a.endpoint_id
+        WHERE e.merchant_id = ? AND e.subject_id = ? AND w.merchant_id = ?
+        ORDER BY a.created_at DESC, a.attempt DESC, a.id DESC LIMIT ${Math.trunc(limit)}`,
+      [merchantId, subjectId, merchantId],
+    );
+    return rows.map((row) => ({ ...toAttempt(row), url: row.url }));
   }
 
   /** Forgets attempts, finished deliveries and events older than `before`; returns how many rows went. */

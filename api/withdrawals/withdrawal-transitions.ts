@@ -38,6 +38,7 @@ export function createWithdrawalTransitions(deps: { registry: AssetRegistry; out
       if (type) {
         await outbox.emit(stores, {
           merchantId: withdrawal.merchantId,
+          subjectId: withdrawal.id,
           type,
           at,
           render: async () => toWithdrawalOutput(registry, withdrawal, (await stores.merchants.findById(withdrawal.merchantId))!),

@@ -35,6 +35,7 @@ const ENDPOINTS = [
   'GET /rates',
   'GET /refund',
   'GET /refund/{id}',
+  'GET /reports/payments.csv',
   'GET /webhooks',
   'GET /webhooks/{id}/deliveries',
   'GET /withdrawal',

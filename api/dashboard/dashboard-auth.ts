@@ -1,0 +1,106 @@
+/**
+ * @module The dashboard's guards. `signedIn`: a live session cookie, whose user's merchant becomes
+ * the merchant every use case is asked for (so another merchant's ids are 404s, as on the API).
+ * `change`: a state-changing request also needs the session's CSRF token in `X-CSRF-Token` and, when
+ * the browser sends `Origin`, the service's own origin (403 otherwise, before anything is read or
+ * changed); and an owner, not a viewer (403 whatever the browser sends).
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import type { Merchant } from '../merchants/merchant.store.ts';
+import type { MerchantService } from '../merchants/merchant.service.ts';
+import { Forbidden, Unauthenticated } from '../shared/errors.ts';
+import type { SessionRecord } from './session.store.ts';
+import type { Sessions } from './sessions.ts';
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'dashboard_session';
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The dashboard session of the request (signed-in routes). */
+      session: SessionRecord;
+      /** Its cookie's token. */
+      sessionToken: string;
+    }
+  }
+}
+
+/** A cookie's value from the request, if sent. */
+export function cookieOf(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The Set-Cookie value of a session: HttpOnly, SameSite=Strict, only under /dashboard, Secure exactly on https. */
+export function sessionCookie(token: string, publicUrl: string): string {
+  return `${SESSION_COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Strict${publicUrl.startsWith('https://') ? '; Secure' : ''}`;
+}
+
+/** A Set-Cookie value that removes the session cookie. */
+export function clearedSessionCookie(publicUrl: string): string {
+  return `${SESSION_COOKIE}=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict${publicUrl.startsWith('https://') ? '; Secure' : ''}`;
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const notSignedIn = () => new Unauthenticated('not-signed-in', 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).');
+const csrfRefused = (why: string) => new Forbidden('csrf-refused', `This change was refused: ${why}. Reload the dashboard and try again.`);
+
+/** Refuses a request whose `Origin` is sent and is not the service's own. */
+export function sameOriginOnly(publicUrl: string): RequestHandler {
+  const own = new URL(publicUrl).origin;
+  return (req, _res, next) => {
+    const origin = req.get('Origin');
+    next(origin !== undefined && origin !== own ? csrfRefused('it came from another site') : undefined);
+  };
+}
+
+/** The dashboard's guards over the sessions and the merchants. */
+export function createDashboardAuth(deps: { sessions: Sessions; merchants: MerchantService; publicUrl: string }) {
+  const { sessions, merchants, publicUrl } = deps;
+
+  const signedIn: RequestHandler = async (req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const token = cookieOf(req, SESSION_COOKIE);
+    const session = token ? await sessions.resolve(token) : undefined;
+    const merchant: Merchant | undefined = session && (await merchants.findById(session.user.merchantId));
+    if (!token || !session || !merchant) {
+      next(notSignedIn());
+      return;
+    }
+    res.locals.session = session;
+    res.locals.sessionToken = token;
+    res.locals.merchant = merchant;
+    next();
+  };
+
+  const csrf: RequestHandler = (req, res: Response, next) => {
+    const sent = req.get('X-CSRF-Token');
+    next(sent && sameText(sent, res.locals.session.csrfToken) ? undefined : csrfRefused('the CSRF token is missing or wrong'));
+  };
+
+  const owner: RequestHandler = (_req, res, next) => {
+    next(res.locals.session.user.role === 'owner' ? undefined : new Forbidden('forbidden', 'Viewers can read the dashboard but not change anything; ask an owner.'));
+  };
+
+  return {
+    /** A live session (every dashboard API route). */
+    signedIn: [signedIn] as RequestHandler[],
+    /** A change: a live session, the site's own origin, the session's CSRF token, and an owner. */
+    change: [signedIn, sameOriginOnly(publicUrl), csrf, owner] as RequestHandler[],
+    /** As `change`, but any role may (signing out). */
+    anyRoleChange: [signedIn, sameOriginOnly(publicUrl), csrf] as RequestHandler[],
+  };
+}
+
+/** The dashboard's guards. */
+export type DashboardAuth = ReturnType<typeof createDashboardAuth>;

@@ -1,0 +1,46 @@
+/** The dashboard's calls to its own server: same origin, the session cookie, the CSRF token on changes. */
+
+/** An error answer of the server, with its contract code. */
+export class RequestFailed extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = '';
+
+/** Remembers the session's CSRF token (from sign-in or the session read). */
+export function useCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Calls `/dashboard/api<path>`; JSON in and out, and a RequestFailed for any error answer. */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(`/dashboard/api${path}`, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  if (response.status === 204) return undefined as T;
+  const parsed = (await response.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined;
+  if (!response.ok) throw new RequestFailed(response.status, parsed?.error?.code ?? 'internal-error', parsed?.error?.message ?? `The server answered ${response.status}.`);
+  return parsed as T;
+}
+
+/** A signed-in session as the server describes it. */
+export interface SessionInfo {
+  user: { id: string; email: string; role: 'owner' | 'viewer' };
+  merchant: { id: string; name: string };
+  csrfToken: string;
+}
+
+/** A list answer. */
+export interface ListOf<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+}

@@ -1,0 +1,2 @@
+/** Style sheets imported for their side effect (vite emits them as files). */
+declare module '*.css';

@@ -1,0 +1,160 @@
+/**
+ * `<dashboard-app>`: signs in, routes between the pages by path (history API, real links), shows
+ * who is signed in, signs out, and follows the live feed: a change to one of the merchant's payments
+ * refreshes the payments list or that payment's page, without a reload.
+ */
+import { html, LitElement, type TemplateResult } from 'lit';
+import { call, RequestFailed, type SessionInfo, useCsrfToken } from './api.ts';
+import { formFields } from './format.ts';
+import type { PageElement } from './page-element.ts';
+import './pages/balance-page.element.ts';
+import './pages/keys-page.element.ts';
+import './pages/payment-page.element.ts';
+import './pages/payments-page.element.ts';
+import './pages/refunds-page.element.ts';
+import './pages/settings-page.element.ts';
+import './pages/webhooks-page.element.ts';
+import './pages/withdrawals-page.element.ts';
+
+const NAV: Array<[string, string]> = [
+  ['/dashboard/payments', 'Payments'],
+  ['/dashboard/refunds', 'Refunds'],
+  ['/dashboard/withdrawals', 'Withdrawals'],
+  ['/dashboard/balance', 'Balance'],
+  ['/dashboard/webhooks', 'Webhooks'],
+  ['/dashboard/keys', 'API keys'],
+  ['/dashboard/settings', 'Settings'],
+];
+
+/** The dashboard application. */
+export class DashboardApp extends LitElement {
+  static override properties = { session: { state: true }, path: { state: true }, ready: { state: true }, failure: { state: true } };
+  declare session: SessionInfo | undefined;
+  declare path: string;
+  declare ready: boolean;
+  declare failure: string;
+  #events: EventSource | undefined;
+
+  constructor() {
+    super();
+    this.path = location.pathname;
+    this.ready = false;
+    this.failure = '';
+  }
+
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    addEventListener('popstate', () => this.#show(location.pathname));
+    this.addEventListener('click', (event) => this.#followLink(event));
+    void call<SessionInfo>('GET', '/session')
+      .then((session) => this.#signedIn(session))
+      .catch(() => undefined)
+      .finally(() => (this.ready = true));
+  }
+
+  #signedIn(session: SessionInfo): void {
+    useCsrfToken(session.csrfToken);
+    this.session = session;
+    this.#events?.close();
+    this.#events = new EventSource('/dashboard/api/events');
+    this.#events.addEventListener('payment', (event) => this.#paymentChanged(JSON.parse((event as MessageEvent<string>).data) as { id: string }));
+    if (this.path === '/dashboard/login' || this.path === '/dashboard' || this.path === '/dashboard/') this.#navigate('/dashboard/payments', true);
+  }
+
+  #paymentChanged(change: { id: string }): void {
+    const page = this.querySelector<PageElement & { paymentId?: string }>('[data-page]');
+    if (!page) return;
+    if (page.localName === 'payments-page' || (page.localName === 'payment-page' && (change.id === '*' || page.paymentId === change.id))) void page.refresh().catch(() => undefined);
+  }
+
+  #followLink(event: MouseEvent): void {
+    const link = (event.target as Element).closest('a');
+    if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    const url = new URL(link.href);
+    if (url.origin !== location.origin || !url.pathname.startsWith('/dashboard/') || url.pathname.startsWith('/dashboard/api/')) return;
+    event.preventDefault();
+    this.#navigate(url.pathname);
+  }
+
+  #navigate(path: string, replace = false): void {
+    if (replace) history.replaceState(null, '', path);
+    else history.pushState(null, '', path);
+    this.#show(path);
+  }
+
+  // A new page takes the focus to its heading, so keyboard and screen reader users start there.
+  #show(path: string): void {
+    this.path = path;
+    void this.updateComplete.then(() => this.querySelector<HTMLElement>('[data-page] h1')?.focus());
+  }
+
+  async #signIn(event: Event): Promise<void> {
+    const { email, password } = formFields(event);
+    this.failure = '';
+    try {
+      this.#signedIn(await call<SessionInfo>('POST', '/session', { email, password }));
+    } catch (err) {
+      this.failure = err instanceof RequestFailed ? err.message : 'Could not reach the server.';
+    }
+  }
+
+  async #signOut(): Promise<void> {
+    await call('DELETE', '/session').catch(() => undefined);
+    this.#events?.close();
+    this.session = undefined;
+    this.#navigate('/dashboard/login', true);
+  }
+
+  #page(session: SessionInfo): TemplateResult {
+    const paymentId = /^\/dashboard\/payments\/([^/]+)$/.exec(this.path)?.[1];
+    if (paymentId) return html`<payment-page data-page .session=${session} paymentId=${decodeURIComponent(paymentId)}></payment-page>`;
+    switch (this.path) {
+      case '/dashboard/refunds':
+        return html`<refunds-page data-page .session=${session}></refunds-page>`;
+      case '/dashboard/withdrawals':
+        return html`<withdrawals-page data-page .session=${session}></withdrawals-page>`;
+      case '/dashboard/balance':
+        return html`<balance-page data-page .session=${session}></balance-page>`;
+      case '/dashboard/webhooks':
+        return html`<webhooks-page data-page .session=${session}></webhooks-page>`;
+      case '/dashboard/keys':
+        return html`<keys-page data-page .session=${session}></keys-page>`;
+      case '/dashboard/settings':
+        return html`<settings-page data-page .session=${session}></settings-page>`;
+      default:
+        return html`<payments-page data-page .session=${session}></payments-page>`;
+    }
+  }
+
+  override render() {
+    if (!this.ready) return html`<main id="main"><p role="status">Loading…</p></main>`;
+    const session = this.session;
+    if (!session) {
+      return html`<main id="main" class="sign-in">
+        <h1>Sign in to the dashboard</h1>
+        <form class="stacked" @submit=${(e: Event) => void this.#signIn(e)}>
+          <label>E-mail <input name="email" type="email" autocomplete="username" required /></label>
+          <label>Password <input name="password" type="password" autocomplete="current-password" required /></label>
+          <button type="submit">Sign in</button>
+        </form>
+        ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+      </main>`;
+    }
+    return html`
+      <a class="skip" href="#main">Skip to content</a>
+      <header>
+        <p class="shop">${session.merchant.name}</p>
+        <nav aria-label="Dashboard">
+          <ul>${NAV.map(([href, label]) => html`<li><a href=${href} aria-current=${this.path.startsWith(href) ? 'page' : 'false'}>${label}</a></li>`)}</ul>
+        </nav>
+        <p class="who">${session.user.email} (${session.user.role}) <button type="button" @click=${() => void this.#signOut()}>Sign out</button></p>
+      </header>
+      <main id="main">${this.#page(session)}</main>
+    `;
+  }
+}
+customElements.define('dashboard-app', DashboardApp);

@@ -1,0 +1,57 @@
+/** What every page shares: light DOM (one style sheet for the app), the session, a status line, refresh. */
+import { LitElement } from 'lit';
+import { RequestFailed, type SessionInfo } from './api.ts';
+
+/** A dashboard page. */
+export abstract class PageElement extends LitElement {
+  static override properties = { session: { attribute: false }, message: { state: true }, failure: { state: true } };
+
+  /** The signed-in session, set by the app. */
+  declare session: SessionInfo;
+  /** The last action's outcome, read out by screen readers. */
+  declare message: string;
+  /** The last error, shown in an alert. */
+  declare failure: string;
+
+  constructor() {
+    super();
+    this.message = '';
+    this.failure = '';
+  }
+
+  /** The page's content is styled by the app's one style sheet. */
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  /** Whether the signed-in user may change things. */
+  protected get canChange(): boolean {
+    return this.session.user.role === 'owner';
+  }
+
+  /** Reads what the page shows again (after a live change or an action). */
+  abstract refresh(): Promise<void>;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.refresh().catch((err) => this.fail(err));
+  }
+
+  /** Runs an action, then says how it went and refreshes. */
+  protected async act(done: string, work: () => Promise<unknown>): Promise<void> {
+    this.failure = '';
+    this.message = '';
+    try {
+      await work();
+      this.message = done;
+      await this.refresh();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Shows an error. */
+  protected fail(err: unknown): void {
+    this.failure = err instanceof RequestFailed || err instanceof Error ? err.message : String(err);
+  }
+}

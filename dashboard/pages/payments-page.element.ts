@@ -1,0 +1,107 @@
+/** Payments: newest first, a status filter, a search (id, invoice, transaction id, address), pages, the CSV export. */
+import { html } from 'lit';
+import { call, type ListOf } from '../api.ts';
+import { formFields, timeText } from '../format.ts';
+import { PageElement } from '../page-element.ts';
+
+interface PaymentRow {
+  id: string;
+  status: string;
+  amount: string;
+  asset: { short: string; network: string };
+  invoice: string | null;
+  createdAt: string;
+}
+
+const STATUSES = ['', 'OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+const LIMIT = 20;
+
+/** The payments list page. */
+export class PaymentsPage extends PageElement {
+  static override properties = { ...PageElement.properties, list: { state: true }, search: { state: true }, status: { state: true }, page: { state: true } };
+  declare list: ListOf<PaymentRow> | undefined;
+  declare search: string;
+  declare status: string;
+  declare page: number;
+
+  constructor() {
+    super();
+    this.search = '';
+    this.status = '';
+    this.page = 1;
+  }
+
+  async refresh(): Promise<void> {
+    const query = new URLSearchParams({ page: String(this.page), limit: String(LIMIT) });
+    if (this.search) query.set('search', this.search);
+    if (this.status) query.set('statuses', this.status);
+    this.list = await call<ListOf<PaymentRow>>('GET', `/payments?${query}`);
+  }
+
+  #filter(event: Event): void {
+    const fields = formFields(event);
+    this.search = (fields.search ?? '').trim();
+    this.status = fields.status ?? '';
+    this.page = 1;
+    void this.refresh().catch((err) => this.fail(err));
+  }
+
+  #go(page: number): void {
+    this.page = page;
+    void this.refresh().catch((err) => this.fail(err));
+  }
+
+  override render() {
+    const list = this.list;
+    const pages = list ? Math.max(1, Math.ceil(list.total / LIMIT)) : 1;
+    const today = new Date();
+    const monthAgo = new Date(today.getTime() - 30 * 86_400_000);
+    return html`
+      <h1 tabindex="-1">Payments</h1>
+      <form class="filters" role="search" @submit=${(e: Event) => this.#filter(e)}>
+        <label>Search <input name="search" type="search" .value=${this.search} placeholder="id, invoice, transaction id or address" autocomplete="off" /></label>
+        <label>Status
+          <select name="status">${STATUSES.map((s) => html`<option value=${s} ?selected=${s === this.status}>${s || 'Any'}</option>`)}</select>
+        </label>
+        <button type="submit">Find</button>
+      </form>
+      <div class="table" role="region" aria-label="Payments" tabindex="0">
+        <table>
+          <thead><tr><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Invoice</th><th scope="col">Payment</th></tr></thead>
+          <tbody>
+            ${(list?.data ?? []).map(
+              (p) => html`<tr>
+                <td>${timeText(p.createdAt)}</td>
+                <td><span class="status status-${p.status.toLowerCase()}">${p.status}</span></td>
+                <td class="amount">${p.amount} ${p.asset.short}</td>
+                <td>${p.invoice ?? ''}</td>
+                <td><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      <p role="status">${list ? `${list.total} payments; page ${list.page} of ${pages}.` : 'Loading…'}</p>
+      <nav class="pager" aria-label="Pages">
+        <button type="button" ?disabled=${this.page <= 1} @click=${() => this.#go(this.page - 1)}>Previous page</button>
+        <button type="button" ?disabled=${this.page >= pages} @click=${() => this.#go(this.page + 1)}>Next page</button>
+      </nav>
+      <h2>Export</h2>
+      <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
+        <label>From <input name="from" type="date" required .value=${monthAgo.toISOString().slice(0, 10)} /></label>
+        <label>To <input name="to" type="date" required .value=${today.toISOString().slice(0, 10)} /></label>
+        <button type="submit">Download CSV</button>
+      </form>
+      ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+    `;
+  }
+
+  // Dates become the UTC day boundaries: from the start of `from` to the end of `to`.
+  #export(event: Event): void {
+    const fields = formFields(event);
+    const from = `${fields.from}T00:00:00.000Z`;
+    const to = new Date(Date.parse(`${fields.to}T00:00:00.000Z`) + 86_400_000).toISOString();
+    location.assign(`/dashboard/api/reports/payments.csv?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+  }
+}
+customElements.define('payments-page', PaymentsPage);

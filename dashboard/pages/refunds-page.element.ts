@@ -1,0 +1,79 @@
+/**
+ * Refunds: every refund, or one payment's (`paymentId`, inside the payment page); owners approve and
+ * cancel them, and on a payment refund it (an amount or what the payer is owed; an address or a claim link).
+ */
+import { html } from 'lit';
+import { call, type ListOf } from '../api.ts';
+import { formFields, timeText } from '../format.ts';
+import { PageElement } from '../page-element.ts';
+
+interface Refund {
+  id: string;
+  paymentId: string;
+  amount: string;
+  asset: { short: string };
+  addressTo: string | null;
+  status: string;
+  claimUrl: string;
+  reason: string | null;
+  createdAt: string;
+  failureReason?: string;
+}
+
+/** The refunds page, or a payment's refunds section. */
+export class RefundsPage extends PageElement {
+  static override properties = { ...PageElement.properties, paymentId: { type: String }, list: { state: true } };
+  declare paymentId: string | undefined;
+  declare list: ListOf<Refund> | undefined;
+
+  async refresh(): Promise<void> {
+    this.list = await call<ListOf<Refund>>('GET', `/refunds?limit=50${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`);
+  }
+
+  #refund(event: Event): void {
+    const f = formFields(event);
+    const body = { ...(f.amount ? { amount: f.amount } : {}), ...(f.addressTo ? { addressTo: f.addressTo } : {}), ...(f.reason ? { reason: f.reason } : {}) };
+    void this.act('Refund created.', async () => {
+      await call('POST', `/payments/${encodeURIComponent(this.paymentId!)}/refund`, body);
+      (event.target as HTMLFormElement).reset();
+    });
+  }
+
+  override render() {
+    const heading = this.paymentId ? html`<h2>Refunds</h2>` : html`<h1 tabindex="-1">Refunds</h1>`;
+    const rows = this.list?.data ?? [];
+    return html`
+      ${heading}
+      ${this.paymentId && this.canChange
+        ? html`<form class="stacked" @submit=${(e: Event) => this.#refund(e)}>
+            <label>Amount (empty: what the payer is owed) <input name="amount" inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
+            <label>Payer's address (empty: a claim link for the payer) <input name="addressTo" autocomplete="off" /></label>
+            <label>Reason <input name="reason" maxlength="200" /></label>
+            <button type="submit">Refund this payment</button>
+          </form>`
+        : ''}
+      <p role="status">${this.message}</p>
+      ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+      ${rows.length === 0
+        ? html`<p>No refunds.</p>`
+        : html`<div class="table" role="region" aria-label="Refunds" tabindex="0"><table>
+            <thead><tr><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.paymentId ? '' : html`<th scope="col">Payment</th>`}${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+            <tbody>${rows.map(
+              (r) => html`<tr>
+                <td>${timeText(r.createdAt)}</td>
+                <td><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
+                <td class="amount">${r.amount} ${r.asset.short}</td>
+                <td class="mono">${r.addressTo ?? html`<a href=${r.claimUrl}>claim link</a>`}</td>
+                ${this.paymentId ? '' : html`<td><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
+                ${this.canChange
+                  ? html`<td>
+                      ${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`))}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                    </td>`
+                  : ''}
+              </tr>`,
+            )}</tbody></table></div>`}
+    `;
+  }
+}
+customElements.define('refunds-page', RefundsPage);

@@ -1,0 +1,88 @@
+/** Webhooks: endpoints with their delivery logs; owners add (secret shown once), remove and redeliver. */
+import { html } from 'lit';
+import { call } from '../api.ts';
+import { formFields, timeText } from '../format.ts';
+import { PageElement } from '../page-element.ts';
+
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  disabled: boolean;
+  disabledReason: string | null;
+}
+
+interface Delivery {
+  id: string;
+  type: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  createdAt: string;
+}
+
+/** The webhooks page. */
+export class WebhooksPage extends PageElement {
+  static override properties = { ...PageElement.properties, endpoints: { state: true }, log: { state: true }, secret: { state: true } };
+  declare endpoints: Endpoint[];
+  declare log: { endpoint: Endpoint; deliveries: Delivery[] } | undefined;
+  declare secret: string;
+
+  constructor() {
+    super();
+    this.endpoints = [];
+    this.secret = '';
+  }
+
+  async refresh(): Promise<void> {
+    this.endpoints = (await call<{ data: Endpoint[] }>('GET', '/webhooks')).data;
+    if (this.log) await this.#open(this.log.endpoint);
+  }
+
+  async #open(endpoint: Endpoint): Promise<void> {
+    this.log = { endpoint, deliveries: (await call<{ data: Delivery[] }>('GET', `/webhooks/${endpoint.id}/deliveries?limit=50`)).data };
+  }
+
+  #add(event: Event): void {
+    const { url } = formFields(event);
+    void this.act('Endpoint added. Copy its signing secret now: it is not shown again.', async () => {
+      this.secret = (await call<{ secret: string }>('POST', '/webhooks', { url })).secret;
+      (event.target as HTMLFormElement).reset();
+    });
+  }
+
+  override render() {
+    return html`
+      <h1 tabindex="-1">Webhooks</h1>
+      ${this.canChange
+        ? html`<form class="stacked" @submit=${(e: Event) => this.#add(e)}>
+            <label>Endpoint URL <input name="url" type="url" required placeholder="https://shop.example/hooks" /></label>
+            <button type="submit">Add endpoint</button>
+          </form>`
+        : ''}
+      <p role="status">${this.message}</p>
+      ${this.secret ? html`<p class="secret">Signing secret: <code>${this.secret}</code></p>` : ''}
+      ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+      <ul class="cards">
+        ${this.endpoints.map(
+          (e) => html`<li>
+            <p class="mono">${e.url}</p>
+            <p>${e.disabled ? `Disabled: ${e.disabledReason}` : 'Enabled'} · ${e.events.length} event types</p>
+            <button type="button" @click=${() => this.#open(e).catch((err) => this.fail(err))}>Deliveries<span class="visually-hidden"> to ${e.url}</span></button>
+            ${this.canChange ? html`<button type="button" @click=${() => this.act('Endpoint removed.', () => call('DELETE', `/webhooks/${e.id}`))}>Remove<span class="visually-hidden"> ${e.url}</span></button>` : ''}
+          </li>`,
+        )}
+      </ul>
+      ${this.log
+        ? html`<h2>Deliveries to ${this.log.endpoint.url}</h2>
+            <div class="table" role="region" aria-label="Deliveries" tabindex="0"><table>
+              <thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">When</th>${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+              <tbody>${this.log.deliveries.map(
+                (d) => html`<tr><td>${d.type}</td><td>${d.attempt}</td><td>${d.statusCode ?? d.error ?? ''}</td><td>${timeText(d.createdAt)}</td>
+                  ${this.canChange ? html`<td><button type="button" @click=${() => this.act('Sent again.', () => call('POST', `/webhooks/${this.log!.endpoint.id}/deliveries/${d.id}/redeliver`))}>Redeliver<span class="visually-hidden"> ${d.type} attempt ${d.attempt}</span></button></td>` : ''}</tr>`,
+              )}</tbody></table></div>`
+        : ''}
+    `;
+  }
+}
+customElements.define('webhooks-page', WebhooksPage);

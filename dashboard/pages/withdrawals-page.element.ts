@@ -1,0 +1,79 @@
+/** Withdrawals: the list, and for owners create, approve and cancel. */
+import { html } from 'lit';
+import { call, type ListOf } from '../api.ts';
+import { formFields, timeText } from '../format.ts';
+import { PageElement } from '../page-element.ts';
+
+interface Withdrawal {
+  id: string;
+  status: string;
+  amount: string;
+  asset: { short: string; network: string };
+  addressTo: string;
+  invoice: string;
+  txnId: string | null;
+  failureReason?: string | null;
+  createdAt: string;
+}
+
+/** The withdrawals page. */
+export class WithdrawalsPage extends PageElement {
+  static override properties = { ...PageElement.properties, list: { state: true } };
+  declare list: ListOf<Withdrawal> | undefined;
+
+  async refresh(): Promise<void> {
+    this.list = await call<ListOf<Withdrawal>>('GET', '/withdrawals?limit=50');
+  }
+
+  #create(event: Event): void {
+    const f = formFields(event);
+    const [short, network] = (f.asset ?? '').split('/');
+    const body = { amount: f.amount, asset: { short, network }, addressTo: f.addressTo, invoice: f.invoice, ...(f.destTag ? { destTag: f.destTag } : {}) };
+    void this.act('Withdrawal created.', async () => {
+      await call('POST', '/withdrawals', body);
+      (event.target as HTMLFormElement).reset();
+    });
+  }
+
+  override render() {
+    return html`
+      <h1 tabindex="-1">Withdrawals</h1>
+      ${this.canChange
+        ? html`<form class="stacked" @submit=${(e: Event) => this.#create(e)}>
+            <h2>New withdrawal</h2>
+            <label>Amount <input name="amount" required inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
+            <label>Asset (short/network) <input name="asset" required value="BTC/bitcoin" /></label>
+            <label>Address <input name="addressTo" required autocomplete="off" /></label>
+            <label>Destination tag (if the network needs one) <input name="destTag" autocomplete="off" /></label>
+            <label>Invoice <input name="invoice" required /></label>
+            <button type="submit">Create withdrawal</button>
+          </form>`
+        : ''}
+      <p role="status">${this.message}</p>
+      ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+      <div class="table" role="region" aria-label="Withdrawals" tabindex="0">
+        <table>
+          <thead><tr><th scope="col">Created</th><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+          <tbody>
+            ${(this.list?.data ?? []).map(
+              (w) => html`<tr>
+                <td>${timeText(w.createdAt)}</td>
+                <td>${w.invoice}</td>
+                <td><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
+                <td class="amount">${w.amount} ${w.asset.short}</td>
+                <td class="mono">${w.addressTo}</td>
+                ${this.canChange
+                  ? html`<td>${w.status === 'OPEN'
+                      ? html`<button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} approved.`, () => call('POST', `/withdrawals/${w.id}/approve`))}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>
+                          <button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} cancelled.`, () => call('POST', `/withdrawals/${w.id}/cancel`))}>Cancel<span class="visually-hidden"> ${w.invoice}</span></button>`
+                      : ''}</td>`
+                  : ''}
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+    `;
+  }
+}
+customElements.define('withdrawals-page', WithdrawalsPage);

@@ -1,0 +1,189 @@
+/**
+ * The dashboard's doors: users made by the operator's CLI (scrypt hashes, passwords shown once),
+ * sign-in with its cookie, the same answer for a wrong password and an unknown e-mail, the per-e-mail
+ * throttle on the injected clock, idle expiry, sign-out that the server remembers, and CSRF refusals
+ * that change nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { IDLE_MS } from '../../api/dashboard/sessions.ts';
+import { SIGN_IN_WINDOW_MS } from '../../api/users/user.service.ts';
+import { createUser, dashboardClient, operatorCli } from '../helpers/dashboard-client.ts';
+import { startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const WRONG = { error: { code: 'invalid-credentials', message: 'The e-mail or the password is wrong.' } };
+const NOT_SIGNED_IN = { error: { code: 'not-signed-in', message: 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).' } };
+const throttled = (minutes: number) => ({ error: { code: 'rate-limited', message: `Too many failed sign-ins for this e-mail; try again in ${minutes} minutes.` } });
+const csrfRefused = (why: string) => ({ error: { code: 'csrf-refused', message: `This change was refused: ${why}. Reload the dashboard and try again.` } });
+
+let server: TestServer;
+let shop: TestMerchant;
+let owner: { email: string; password: string };
+
+before(async () => {
+  server = await startTestServer();
+  shop = await server.createMerchant('Dashboard Shop');
+  const created = await createUser(server, shop.merchant.id, 'Owner@Shop.example', 'owner');
+  owner = { email: 'owner@shop.example', password: created.password };
+});
+after(() => server.close());
+
+describe('users made by the operator', () => {
+  test('user create prints the user and a generated password once; the store keeps only a scrypt hash', async () => {
+    const run = await operatorCli(server, ['user', 'create', '--merchant', shop.merchant.id, '--email', 'viewer1@shop.example', '--role', 'viewer', '--json']);
+    assert.equal(run.code, 0, run.stderr);
+    const printed = JSON.parse(run.stdout);
+    assert.deepEqual(Object.keys(printed), ['user', 'password']);
+    assert.match(printed.user.id, UUID);
+    assert.deepEqual(printed.user, { id: printed.user.id, merchantId: shop.merchant.id, email: 'viewer1@shop.example', role: 'viewer', createdAt: printed.user.createdAt });
+    assert.match(printed.password, /^[A-Za-z2-9]{20}$/);
+    const row = await server.services.db.get<{ password_hash: string }>('SELECT password_hash FROM dashboard_users WHERE id = ?', [printed.user.id]);
+    assert.match(row!.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    assert.ok(!row!.password_hash.includes(printed.password));
+  });
+
+  test('user list shows a merchant\'s users without hashes; a second account for an e-mail is refused', async () => {
+    const again = await operatorCli(server, ['user', 'create', '--merchant', shop.merchant.id, '--email', 'OWNER@shop.example', '--role', 'viewer', '--json']);
+    assert.deepEqual(again, { code: 1, stdout: '', stderr: 'A dashboard user with e-mail "owner@shop.example" already exists.\n' });
+    const listed = await operatorCli(server, ['user', 'list', '--merchant', shop.merchant.id, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { data } = JSON.parse(listed.stdout);
+    assert.deepEqual(data.map((u: { email: string; role: string }) => [u.email, u.role]).slice(0, 2), [['owner@shop.example', 'owner'], ['viewer1@shop.example', 'viewer']]);
+    assert.ok(data.every((u: object) => Object.keys(u).join() === 'id,merchantId,email,role,createdAt'));
+  });
+
+  test('refuses a bad role, an unknown merchant and a missing flag', async () => {
+    assert.deepEqual(await operatorCli(server, ['user', 'create', '--merchant', shop.merchant.id, '--email', 'x@shop.example', '--role', 'admin']), {
+      code: 2,
+      stdout: '',
+      stderr: '--role must be owner or viewer\n',
+    });
+    const unknown = '2f1c8a3e-9d4b-4c6f-8a2e-1b3c5d7e9f00';
+    assert.deepEqual(await operatorCli(server, ['user', 'create', '--merchant', unknown, '--email', 'x@shop.example', '--role', 'owner']), {
+      code: 1,
+      stdout: '',
+      stderr: `No merchant with id "${unknown}".\n`,
+    });
+    const missing = await operatorCli(server, ['user', 'delete']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^--email is required\.\n/);
+  });
+
+  test('reset-password gives a new password and ends every session; delete ends them too', async () => {
+    const { password } = await createUser(server, shop.merchant.id, 'reset@shop.example', 'owner');
+    const browser = dashboardClient(server);
+    assert.equal((await browser.signIn('reset@shop.example', password)).status, 200);
+    const reset = await operatorCli(server, ['user', 'reset-password', '--email', 'reset@shop.example', '--json']);
+    assert.equal(reset.code, 0, reset.stderr);
+    const { password: fresh } = JSON.parse(reset.stdout);
+    assert.notEqual(fresh, password);
+    assert.deepEqual((await browser.get('/session')).body, NOT_SIGNED_IN);
+    assert.deepEqual((await dashboardClient(server).signIn('reset@shop.example', password)).body, WRONG);
+    assert.equal((await browser.signIn('reset@shop.example', fresh)).status, 200);
+    assert.deepEqual(await operatorCli(server, ['user', 'delete', '--email', 'reset@shop.example']), { code: 0, stdout: 'Dashboard user reset@shop.example deleted; their sessions ended.\n', stderr: '' });
+    assert.deepEqual((await browser.get('/session')).body, NOT_SIGNED_IN);
+    assert.deepEqual(await operatorCli(server, ['user', 'delete', '--email', 'reset@shop.example']), { code: 1, stdout: '', stderr: 'No dashboard user with e-mail "reset@shop.example".\n' });
+  });
+});
+
+describe('signing in', () => {
+  test('sets an HttpOnly, SameSite=Strict cookie under /dashboard and answers with no key or secret', async () => {
+    const browser = dashboardClient(server);
+    const response = await browser.signIn('OWNER@shop.example ', owner.password);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('set-cookie')!, /^dashboard_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/);
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    const { csrfToken } = response.body;
+    assert.match(csrfToken, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(response.body, { user: { id: response.body.user.id, email: 'owner@shop.example', role: 'owner' }, merchant: { id: shop.merchant.id, name: 'Dashboard Shop' }, csrfToken });
+    const text = JSON.stringify(response.body);
+    assert.ok(!text.includes(shop.apiKey) && !text.includes(shop.secretKey));
+    assert.deepEqual((await browser.get('/session')).body, response.body);
+  });
+
+  test('a wrong password and an unknown e-mail get the same 401', async () => {
+    const wrong = await dashboardClient(server).signIn(owner.email, 'not-the-password');
+    const unknown = await dashboardClient(server).signIn('nobody@shop.example', 'not-the-password');
+    assert.deepEqual([wrong.status, wrong.body], [401, WRONG]);
+    assert.deepEqual([unknown.status, unknown.body], [401, WRONG]);
+    assert.equal(wrong.headers.get('set-cookie'), null);
+  });
+
+  test('five failures for an e-mail within 15 minutes: 429 for the rest of the window, known or unknown, even with the right password', async () => {
+    const { password } = await createUser(server, shop.merchant.id, 'throttled@shop.example', 'owner');
+    for (const email of ['throttled@shop.example', 'ghost@shop.example']) {
+      for (let i = 0; i < 5; i++) assert.deepEqual((await dashboardClient(server).signIn(email, 'wrong')).body, WRONG);
+      server.clock.advance(60_000);
+      const refused = await dashboardClient(server).signIn(email, email.startsWith('throttled') ? password : 'wrong');
+      assert.deepEqual([refused.status, refused.headers.get('retry-after'), refused.body], [429, String(14 * 60), throttled(14)]);
+      server.clock.advance(SIGN_IN_WINDOW_MS - 60_000);
+    }
+    // The window from the first failure has ended for both.
+    assert.equal((await dashboardClient(server).signIn('throttled@shop.example', password)).status, 200);
+    assert.deepEqual((await dashboardClient(server).signIn('ghost@shop.example', 'wrong')).body, WRONG);
+  });
+
+  test('refuses a sign-in posted from another site', async () => {
+    const response = await dashboardClient(server).request('POST', '/session', { body: { email: owner.email, password: owner.password }, origin: 'https://evil.example' });
+    assert.deepEqual([response.status, response.body], [403, csrfRefused('it came from another site')]);
+  });
+
+  test('a session is Secure exactly when PUBLIC_URL is https', async () => {
+    const https = await startTestServer({ config: { publicUrl: 'https://pay.example' } });
+    try {
+      const merchant = await https.createMerchant();
+      const { password } = await createUser(https, merchant.merchant.id, 'secure@shop.example', 'viewer');
+      const response = await dashboardClient(https).request('POST', '/session', { body: { email: 'secure@shop.example', password }, origin: 'https://pay.example' });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('set-cookie')!, /^dashboard_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Secure$/);
+    } finally {
+      await https.close();
+    }
+  });
+});
+
+describe('sessions', () => {
+  test('end after 12 hours idle, and not before', async () => {
+    const browser = dashboardClient(server);
+    assert.equal((await browser.signIn(owner.email, owner.password)).status, 200);
+    server.clock.advance(IDLE_MS - 1);
+    assert.equal((await browser.get('/session')).status, 200);
+    server.clock.advance(IDLE_MS - 1);
+    assert.equal((await browser.get('/session')).status, 200, 'a request keeps the session alive');
+    server.clock.advance(IDLE_MS);
+    assert.deepEqual([(await browser.get('/session')).status, (await browser.get('/session')).body], [401, NOT_SIGNED_IN]);
+  });
+
+  test('sign-out forgets the session on the server: the old cookie no longer works', async () => {
+    const browser = dashboardClient(server);
+    await browser.signIn(owner.email, owner.password);
+    const copied = browser.cookie();
+    const out = await browser.request('DELETE', '/session');
+    assert.equal(out.status, 204);
+    assert.equal(out.headers.get('set-cookie'), 'dashboard_session=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict');
+    browser.useCookie(copied);
+    assert.deepEqual((await browser.get('/session')).body, NOT_SIGNED_IN);
+  });
+
+  test('a change without the CSRF token, with a wrong one, or from another origin is 403 and changes nothing', async () => {
+    const browser = dashboardClient(server);
+    await browser.signIn(owner.email, owner.password);
+    const missing = await browser.request('DELETE', '/session', { csrf: null });
+    const wrong = await browser.request('DELETE', '/session', { csrf: 'x'.repeat(43) });
+    const foreign = await browser.request('DELETE', '/session', { origin: 'http://evil.example' });
+    assert.deepEqual([missing.status, missing.body], [403, csrfRefused('the CSRF token is missing or wrong')]);
+    assert.deepEqual([wrong.status, wrong.body], [403, csrfRefused('the CSRF token is missing or wrong')]);
+    assert.deepEqual([foreign.status, foreign.body], [403, csrfRefused('it came from another site')]);
+    assert.equal((await browser.get('/session')).status, 200, 'still signed in');
+  });
+
+  test('another session\'s CSRF token does not pass', async () => {
+    const first = dashboardClient(server);
+    const second = dashboardClient(server);
+    await first.signIn(owner.email, owner.password);
+    await second.signIn(owner.email, owner.password);
+    const crossed = await first.request('DELETE', '/session', { csrf: second.csrf()! });
+    assert.deepEqual([crossed.status, crossed.body], [403, csrfRefused('the CSRF token is missing or wrong')]);
+  });
+});

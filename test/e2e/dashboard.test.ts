@@ -1,0 +1,166 @@
+/**
+ * The merchant dashboard in headless Chromium against the real server: sign-in by keyboard, a wrong
+ * password, every page checked by axe in light and dark at desktop width and at 320 px, a
+ * keyboard-only approve, a payment and the list following a change live, no CSP violation, and a
+ * viewer with no controls.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchBrowser } from '../helpers/browser.ts';
+import { createUser } from '../helpers/dashboard-client.ts';
+import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+
+const AXE_SOURCE = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const BTC = { short: 'BTC', network: 'bitcoin' };
+const PAGES = ['payments', 'refunds', 'withdrawals', 'balance', 'webhooks', 'keys', 'settings'];
+
+let server: TestServer;
+let browser: Browser;
+let shop: TestMerchant;
+let owner: { email: string; password: string };
+let viewer: { email: string; password: string };
+
+before(async () => {
+  assert.ok(fs.readdirSync('dist/dashboard').some((n) => n.endsWith('.js')), 'run npm run build first');
+  server = await startTestServer();
+  shop = await server.createMerchant('Browser Shop');
+  owner = { email: 'owner@browser.example', password: (await createUser(server, shop.merchant.id, 'owner@browser.example', 'owner')).password };
+  viewer = { email: 'viewer@browser.example', password: (await createUser(server, shop.merchant.id, 'viewer@browser.example', 'viewer')).password };
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+      .then((result) => result.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
+  assert.deepEqual(violations, [], `axe violations on ${state}`);
+}
+
+/** A page that records CSP violations from before load. */
+async function newPage(): Promise<{ page: Page; violations: () => Promise<string[]> }> {
+  // A context of its own: no cookie from another test's sign-in.
+  const page = await (await browser.createBrowserContext()).newPage();
+  await page.evaluateOnNewDocument(`
+    globalThis.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => globalThis.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+  `);
+  return { page, violations: async () => (await page.evaluate('globalThis.__violations')) as string[] };
+}
+
+/** Signs in with the keyboard alone: type, Tab, type, Enter. */
+async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${server.url}/dashboard`);
+  await page.waitForSelector('input[name="email"]');
+  await page.focus('input[name="email"]');
+  await page.keyboard.type(who.email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(who.password);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('payments-page h1');
+}
+
+async function text(page: Page, selector: string): Promise<string> {
+  return (await page.$eval(selector, (node) => node.textContent ?? '')).replace(/\s+/g, ' ').trim();
+}
+
+describe('the dashboard in Chromium', () => {
+  test('a wrong password is said plainly and leaves the sign-in form', async () => {
+    const { page } = await newPage();
+    await page.goto(`${server.url}/dashboard/login`);
+    await page.waitForSelector('input[name="email"]');
+    await expectAccessible(page, 'sign-in');
+    await page.type('input[name="email"]', owner.email);
+    await page.type('input[name="password"]', 'wrong password');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[role="alert"]');
+    assert.equal(await text(page, '[role="alert"]'), 'The e-mail or the password is wrong.');
+    await page.browserContext().close();
+  });
+
+  test('every page passes axe in light and dark, at 1024 and 320 px, with no CSP violation', async () => {
+    const api = merchantApi(server, shop);
+    const payment = await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'axe-1' });
+    await postJson(`${server.api}/dev/transactions`, { address: payment.body.addressTo, amount: '0.5', asset: BTC, confirmations: 0 });
+    const { page, violations } = await newPage();
+    await signIn(page, owner);
+    for (const width of [1024, 320]) {
+      await page.setViewport({ width, height: 800 });
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+        for (const name of [...PAGES, `payments/${payment.body.id}`]) {
+          await page.goto(`${server.url}/dashboard/${name}`);
+          await page.waitForSelector('[data-page] h1');
+          await page.waitForFunction(`!document.querySelector('[data-page] [role="status"]')?.textContent?.includes('Loading')`);
+          await expectAccessible(page, `${name} (${scheme}, ${width} px)`);
+          const overflow = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+          const widest = overflow <= width ? '' : await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > ${width}).slice(0, 5).map((e) => e.localName + '.' + e.className).join(' ')`);
+          assert.ok(overflow <= width, `${name} is ${overflow} px wide at ${width} px: ${widest}`);
+        }
+      }
+    }
+    assert.ok((await text(page, 'payment-page')).includes((await api.get(`/payment/${payment.body.id}`)).body.transactions[0].txnId), 'the transaction id in full');
+    assert.deepEqual(await violations(), []);
+    await page.browserContext().close();
+  });
+
+  test('an owner approves a withdrawal with the keyboard alone', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '1', asset: BTC });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
+    const created = await api.post('/withdrawal', { amount: '0.1', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'keyboard-1' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    await page.waitForSelector('withdrawals-page tbody button');
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement?.textContent?.trim()')) === 'Approve keyboard-1') break;
+    }
+    assert.equal(await page.evaluate('document.activeElement?.textContent?.trim()'), 'Approve keyboard-1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal keyboard-1 approved.'`);
+    assert.equal((await api.get(`/withdrawal/${created.body.id}`)).body.status, 'APPROVED');
+    await page.browserContext().close();
+  });
+
+  test('the open payment and the list follow a change live, without a reload', async () => {
+    const api = merchantApi(server, shop);
+    const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/payments/${payment.body.id}`);
+    await page.waitForSelector('#payment-status');
+    assert.equal(await text(page, '#payment-status'), 'OPEN');
+    await page.evaluate('window.__sameDocument = true');
+    await postJson(`${server.api}/dev/transactions`, { address: payment.body.addressTo, amount: '0.25', asset: BTC, confirmations: 0 });
+    await page.waitForFunction(`document.querySelector('#payment-status')?.textContent === 'CONFIRMING'`);
+    await page.click('a[href="/dashboard/payments"]');
+    await page.waitForSelector('payments-page tbody tr');
+    await page.waitForSelector(`payments-page a[href="/dashboard/payments/${payment.body.id}"]`);
+    await postJson(`${server.api}/dev/blocks`, { network: 'bitcoin', count: 6 });
+    await page.waitForFunction(`document.querySelector('a[href="/dashboard/payments/${payment.body.id}"]')?.closest('tr')?.querySelector('.status')?.textContent === 'COMPLETE'`);
+    assert.equal(await page.evaluate('window.__sameDocument'), true, 'no reload');
+    await page.browserContext().close();
+  });
+
+  test('a viewer sees no controls', async () => {
+    const { page } = await newPage();
+    await signIn(page, viewer);
+    for (const name of ['withdrawals', 'webhooks', 'keys']) {
+      await page.goto(`${server.url}/dashboard/${name}`);
+      await page.waitForSelector('[data-page] h1');
+      assert.equal(await page.$$eval('[data-page] button[type="submit"]', (buttons) => buttons.length), 0, name);
+    }
+    await page.browserContext().close();
+  });
+});
