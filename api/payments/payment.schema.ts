@@ -111,7 +111,7 @@ export const PaymentOutput = z
     rate: RateOutput.nullable(),
     exception: PaymentExceptionOutput,
     overpaidAmount: OverpaidAmountOutput,
-    refundableAmount: z.string().meta({ description: 'Extension: what was received, less every refund of it that is not CANCELLED (POST /v2/payment/{id}/refund refunds at most this).' }),
+    refundableAmount: z.string().meta({ description: 'Extension: what was received and confirmed, less every refund of it that is not CANCELLED (POST /v2/payment/{id}/refund refunds at most this; unconfirmed funds are refunded once they confirm).' }),
   })
   .meta({ id: 'Payment' });
 /** The payment record as the API returns it. */

@@ -3,7 +3,7 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { paymentUri } from '../networks/payment-uri.ts';
 import { isoTime } from '../shared/clock.ts';
-import { formatAmount, formatCounted, parseAmount, sumAmounts } from '../shared/money.ts';
+import { Amount, formatAmount, formatCounted, parseAmount, sumAmounts, ZERO } from '../shared/money.ts';
 import type { PaymentOutput } from './payment.schema.ts';
 import { reckon } from './payment-exception.ts';
 import { amountDue, effectiveStatus } from './payment-status.ts';
@@ -84,7 +84,7 @@ export function toPaymentOutput(
     rate: rateOutput(payment.rate),
     exception: figures.exception,
     overpaidAmount: figures.overpaidAmount,
-    refundableAmount: formatCounted(sumAmounts(transactions.map((t) => t.amount)).minus(sumAmounts(pendingRefunds)), figures.asset.decimals),
+    refundableAmount: formatCounted(Amount.max(ZERO, sumAmounts(transactions.filter((t) => t.confirmations >= payment.confirmsNeeded).map((t) => t.amount)).minus(sumAmounts(pendingRefunds))), figures.asset.decimals),
   };
 }
 

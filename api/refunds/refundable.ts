@@ -1,7 +1,9 @@
 /**
  * @module How much of a payment can still be refunded, and what its payer is owed: received, less
  * every refund of it that is not CANCELLED (a pending refund counts at once, so refunds together
- * never exceed what was received). Read inside the transaction that holds the payment's row.
+ * never exceed what was received). Only confirmed funds count: a refund of money still unconfirmed
+ * would be paid from the merchant's other funds if the payer's transaction then left the chain
+ * (replaced, dropped). Read inside the transaction that holds the payment's row.
  */
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { type PaymentException, reckon } from '../payments/payment-exception.ts';
@@ -14,7 +16,7 @@ import type { Stores } from '../unit-of-work.ts';
 export interface Refundability {
   asset: Asset;
   exception: PaymentException | null;
-  /** Everything received, late transactions included. */
+  /** Everything received and confirmed, late transactions included. */
   received: Amount;
   /** What may still be refunded. */
   refundable: Amount;
@@ -27,9 +29,14 @@ export function payerMayRequest(exception: PaymentException | null): boolean {
   return exception === 'UNDERPAID' || exception === 'PAID_LATE';
 }
 
+/** Whether a received transaction has the confirmations its payment needs (it is credited then). */
+export function isConfirmed(payment: Pick<Payment, 'confirmsNeeded'>, transaction: { confirmations: number }): boolean {
+  return transaction.confirmations >= payment.confirmsNeeded;
+}
+
 /** What is left to refund of a payment at `now`. */
 export async function refundabilityOf(stores: Stores, registry: AssetRegistry, payment: Payment, now: number): Promise<Refundability> {
-  const transactions = await stores.payments.transactionsOf(payment.id);
+  const transactions = (await stores.payments.transactionsOf(payment.id)).filter((t) => isConfirmed(payment, t));
   const pending = sumAmounts(await stores.refunds.pendingAmountsOf(payment.id));
   const reckoning = reckon(effectiveStatus(payment, now), payment, transactions);
   const received = sumAmounts(transactions.map((t) => t.amount));
@@ -42,7 +49,7 @@ export async function refundabilityOf(stores: Stores, registry: AssetRegistry, p
     asset,
     exception: reckoning.exception,
     received,
-    refundable: payable(received.minus(pending)),
+    refundable: received.lt(pending) ? ZERO : payable(received.minus(pending)),
     owed: owed.isNegative() ? ZERO : payable(owed),
   };
 }

@@ -131,7 +131,6 @@ describe('payment transitions', () => {
       status: 'CONFIRMING',
       totalReceivedAmount: '0.01000000',
       amountDue: '0.00000000',
-      refundableAmount: '0.01000000',
       updatedAt: '2026-11-21T10:00:05.000Z',
       transactions: [
         {

@@ -142,9 +142,30 @@ describe('the merchant refunds a payment', () => {
       error: {
         code: 'validation-failed',
         message: 'The request has invalid fields: amount.',
-        details: [{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, or is refunded already), so name the amount to refund' }],
+        details: [{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }],
       },
     });
+  });
+
+  test('refunds only confirmed funds: an overpayment still unconfirmed is not refundable until it confirms', async () => {
+    const payment = await newPayment('1');
+    const sent = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '1.5', asset: ETH, confirmations: 0 });
+    assert.equal(sent.status, 200);
+    const record = (await api.get(`/payment/${payment.id}`)).body;
+    assert.deepEqual({ status: record.status, exception: record.exception, refundableAmount: record.refundableAmount }, { status: 'CONFIRMING', exception: 'OVERPAID', refundableAmount: '0.00000000' });
+    // Paid out now, the refund would come from the merchant's other funds if the payer's transaction left the chain.
+    const early = await api.post(`/payment/${payment.id}/refund`, { addressTo: ETH_ADDRESS });
+    assert.equal(early.status, 400);
+    assert.deepEqual(early.body.error.details, [
+      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
+    ]);
+    assert.equal((await api.post(`/payment/${payment.id}/refund`, { amount: '0.5', addressTo: ETH_ADDRESS })).body.error.code, 'refund-exceeds-payment');
+    await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 50 });
+    const confirmed = (await api.get(`/payment/${payment.id}`)).body;
+    assert.deepEqual({ status: confirmed.status, refundableAmount: confirmed.refundableAmount }, { status: 'COMPLETE', refundableAmount: '1.50000000' });
+    const refund = await api.post(`/payment/${payment.id}/refund`, {});
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    assert.equal(refund.body.amount, '0.50000000');
   });
 
   test('refuses more than the payment received, less its refunds not cancelled', async () => {
