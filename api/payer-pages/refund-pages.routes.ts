@@ -98,6 +98,7 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       send(req, res, status, renderRequestPage(await claims.requestable(paymentId), m, assets, state));
     } catch (err) {
       if (err instanceof NotFound) return invalidLink(req, res, m);
+      if (err instanceof Conflict && err.code === 'refund-already-requested') return send(req, res, 409, renderNoticePage(m, assets, m.alreadyRequested, ''));
       if (err instanceof InvalidState) return send(req, res, 409, renderNoticePage(m, assets, m.nothingToRefund, m.invalidLinkDetail));
       throw err;
     }
@@ -124,6 +125,8 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       if (!parsed.success) throw new InvalidInput('validation-failed', 'bad destination', [{ path: String(parsed.error.issues[0]?.path[0] ?? 'addressTo'), message: '' }]);
       created = await claims.request(paymentId, parsed.data);
     } catch (err) {
+      // The payment changed meanwhile (asked for by another, or no longer owed): its page says how it stands.
+      if (err instanceof InvalidState) return showRequest(req, res, paymentId);
       const message = formError(err, view, m, state.destTag);
       if (message === undefined) throw err;
       return showRequest(req, res, paymentId, err instanceof Conflict ? 409 : 400, { ...state, error: message });

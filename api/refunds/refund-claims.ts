@@ -128,8 +128,14 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const key = storedId(paymentId);
       const payment = key === undefined ? undefined : await uow.stores.payments.findById(key);
       if (!payment) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists.`);
-      const standing = await uow.snapshot((stores) => refundabilityOf(stores, registry, payment, clock()));
-      if (!payerMayRequest(standing.exception) || standing.owed.isZero()) {
+      const { standing, open } = await uow.snapshot(async (stores) => ({
+        standing: await refundabilityOf(stores, registry, payment, clock()),
+        open: await stores.refunds.openRequestOf(payment.id),
+      }));
+      // Asked for already (what is owed is then reserved by that request): said so, not "nothing to refund".
+      if (open) throw new Conflict('refund-already-requested', 'A refund of this payment was already asked for and waits for the shop.');
+      // Nothing owed, or less than the network fee lets go out: no form that could never succeed.
+      if (!payerMayRequest(standing.exception) || standing.owed.isZero() || standing.owed.lt(standing.asset.minWithdrawal)) {
         throw new InvalidState('invalid-state', 'This payment has nothing a payer can ask to have refunded.');
       }
       return {

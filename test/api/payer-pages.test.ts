@@ -122,6 +122,29 @@ describe('the payer asks for a refund', () => {
     assert.match(await (await page(location)).text(), /Demandé : en attente de la boutique/);
     const twice = await page(`/refund/request?payment=${created.body.id}`);
     assert.equal(twice.status, 409);
+    assert.match(twice.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await twice.text(), /A refund of this payment was already requested and waits for the shop./);
+    const again = await postForm('/refund/request', { payment: created.body.id, lang: 'en', addressTo: ETH_ADDRESS });
+    assert.equal(again.status, 409);
+    assert.match(await again.text(), /A refund of this payment was already requested and waits for the shop./);
+    server.clock.set(NOW);
+  });
+
+  test('owed less than the network fee lets go out: a page saying there is nothing to refund, never raw JSON', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    // Less than ETH's minimum payout: a refund of it could never be sent.
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.00000001', asset: ETH, confirmations: 50 });
+    server.clock.advance(600_000);
+    for (const response of [
+      await page(`/refund/request?payment=${created.body.id}&lang=fr`),
+      await postForm('/refund/request', { payment: created.body.id, lang: 'fr', addressTo: ETH_ADDRESS }),
+    ]) {
+      assert.equal(response.status, 409);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+      const text = await response.text();
+      assertPageSafety(response, text);
+      assert.doesNotMatch(text, /"error"/);
+    }
     server.clock.set(NOW);
   });
 });
