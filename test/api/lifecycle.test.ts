@@ -161,6 +161,8 @@ describe('payment transitions', () => {
     assert.deepEqual(complete, {
       ...confirming,
       status: 'COMPLETE',
+      // Refundable once confirmed: unconfirmed funds never are.
+      refundableAmount: '0.01000000',
       updatedAt: '2026-11-21T10:00:06.000Z',
       transactions: [{ ...confirming.transactions[0], confirmations: 2 }],
     });

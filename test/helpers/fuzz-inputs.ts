@@ -363,6 +363,9 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   eth_nonces: 'address',
   refunds: 'id',
   mail_outbox: 'id',
+  dashboard_users: 'id',
+  dashboard_sessions: 'token_hash',
+  dashboard_sign_in_failures: 'email_hash',
 };
 
 /**
