@@ -126,7 +126,7 @@ export async function createServices(options: ServiceOptions) {
   const refundTransitions = createRefundTransitions({ view: refundView, outbox });
   withdrawalTransitions.follow(refundTransitions.withdrawalMoved);
   const refunds = createRefundService({ uow, registry, clock, logger, adapter, view: refundView, transitions: refundTransitions, withdrawalTransitions, payouts, rates, mailed: payerMail });
-  const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, payouts, mailed: payerMail });
+  const refundClaims = createRefundClaims({ uow, registry, clock, logger, tokens: refundView.tokens, transitions: refundTransitions, withdrawalTransitions, payouts, mailed: payerMail });
   const balance = createBalanceService({ uow, registry });
   const watcher = createChainWatcher({
     uow,

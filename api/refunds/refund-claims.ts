@@ -15,6 +15,7 @@ import type { Logger } from '../shared/logger.ts';
 import { formatAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { PayoutSender } from '../withdrawals/payout-sender.ts';
+import type { WithdrawalTransitions } from '../withdrawals/withdrawal-transitions.ts';
 import type { ClaimTokens } from './claim-tokens.ts';
 import type { DestinationInput } from './refund.schema.ts';
 import { checkDestination, refundErrors } from './refund.service.ts';
@@ -57,6 +58,8 @@ export interface RefundClaimsDeps {
   logger: Logger;
   tokens: ClaimTokens;
   transitions: RefundTransitions;
+  /** Announces the payout withdrawal a claimed address starts (approved at once). */
+  withdrawalTransitions: Pick<WithdrawalTransitions, 'announce'>;
   payouts: Pick<PayoutSender, 'send'>;
   /** Queues the merchant's mail about a payer's request, in the same transaction. */
   mailed?: { refundRequested(stores: Stores, refund: Refund): Promise<void> };
@@ -111,7 +114,7 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
         if (refund.addressTo !== null || refund.status !== 'AWAITING_ADDRESS') throw refused();
         const now = clock();
         const destTag = destination.destTag ?? null;
-        const withdrawal = await startRefundPayout(stores, clock, refund, { asset, addressTo: destination.addressTo, destTag });
+        const withdrawal = await startRefundPayout(stores, { clock, withdrawalTransitions: deps.withdrawalTransitions }, refund, { asset, addressTo: destination.addressTo, destTag });
         if (!(await stores.refunds.setDestination(key, destination.addressTo, destTag, withdrawal.id, now))) throw refused();
         await transitions.move(stores, key, 'AWAITING_ADDRESS', 'APPROVED', now);
         return withdrawal.id;

@@ -157,7 +157,7 @@ export function createRefundService(deps: RefundServiceDeps) {
           };
           await stores.refunds.insert(refund);
           if (refund.addressTo !== null) {
-            const withdrawal = await startRefundPayout(stores, clock, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
+            const withdrawal = await startRefundPayout(stores, { clock, withdrawalTransitions: deps.withdrawalTransitions }, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
             await stores.refunds.setWithdrawal(refund.id, withdrawal.id, now);
             await transitions.announce(stores, refund.id, now);
           } else {
@@ -200,7 +200,7 @@ export function createRefundService(deps: RefundServiceDeps) {
             throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a REQUESTED refund (asked for by the payer) can be approved.`);
           }
           const now = clock();
-          const withdrawal = await startRefundPayout(stores, clock, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
+          const withdrawal = await startRefundPayout(stores, { clock, withdrawalTransitions: deps.withdrawalTransitions }, refund, { asset, addressTo: refund.addressTo, destTag: refund.destTag });
           await stores.refunds.setWithdrawal(refund.id, withdrawal.id, now);
           await transitions.move(stores, refund.id, 'REQUESTED', 'APPROVED', now);
           return (await stores.refunds.findById(refund.id))!;

@@ -24,26 +24,36 @@ export type WithdrawalFollower = (stores: Stores, withdrawal: Withdrawal, at: nu
 export function createWithdrawalTransitions(deps: { registry: AssetRegistry; outbox: WebhookOutbox }) {
   const { registry, outbox } = deps;
   const followers: WithdrawalFollower[] = [];
+
+  /**
+   * Announces a withdrawal's status now (its event, if the status has one), with the record as GET
+   * returns it. A refund's payout, stored APPROVED at once, is announced here as an approve is.
+   */
+  async function announce(stores: Stores, withdrawal: Withdrawal, at: number): Promise<void> {
+    const type = EVENTS[withdrawal.status];
+    if (!type) return;
+    await outbox.emit(stores, {
+      merchantId: withdrawal.merchantId,
+      subjectId: withdrawal.id,
+      type,
+      at,
+      render: async () => toWithdrawalOutput(registry, withdrawal, (await stores.merchants.findById(withdrawal.merchantId))!),
+    });
+  }
+
   return {
     /** Adds a follower of every move (wired once, by services.ts). */
     follow(follower: WithdrawalFollower): void {
       followers.push(follower);
     },
 
+    announce,
+
     /** Moves a withdrawal from `from` to `to`; false (and nothing announced) if it was not in `from`. */
     async move(stores: Stores, id: string, from: WithdrawalStatus, to: WithdrawalStatus, at: number): Promise<boolean> {
       if (!(await stores.withdrawals.transition(id, from, to, at))) return false;
-      const type = EVENTS[to];
       const withdrawal = (await stores.withdrawals.findById(id))!;
-      if (type) {
-        await outbox.emit(stores, {
-          merchantId: withdrawal.merchantId,
-          subjectId: withdrawal.id,
-          type,
-          at,
-          render: async () => toWithdrawalOutput(registry, withdrawal, (await stores.merchants.findById(withdrawal.merchantId))!),
-        });
-      }
+      await announce(stores, withdrawal, at);
       for (const follower of followers) await follower(stores, withdrawal, at);
       return true;
     },

@@ -31,7 +31,7 @@ before(async () => {
   server.clock.set(NOW);
   receiver = await startWebhookReceiver();
   api = merchantApi(server, await server.createMerchant('Refunds Shop'));
-  const endpoint = await api.post('/webhooks', { url: `${receiver.url}/hook`, events: ['refund.requested', 'refund.approved', 'refund.completed', 'refund.cancelled'] });
+  const endpoint = await api.post('/webhooks', { url: `${receiver.url}/hook`, events: ['refund.requested', 'refund.approved', 'refund.completed', 'refund.cancelled', 'withdrawal.approved', 'withdrawal.completed', 'withdrawal.cancelled'] });
   secret = endpoint.body.secret;
   // A float to refund from, beyond what the refunded payments themselves bring in.
   await paid('50', '50', ETH);
@@ -78,14 +78,17 @@ async function balance(short = 'ETH') {
 
 const tokenOf = (claimUrl: string) => new URL(claimUrl).searchParams.get('token')!;
 
-function refundEvents(refundId: string) {
+/** The events delivered about the given records (a refund, its withdrawal), in the order they came: type and status. */
+function eventsAbout(...ids: string[]) {
   const verifier = new Webhook(secret);
   return receiver
     .at('/hook')
     .map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, any> })
-    .filter((e) => e.data.id === refundId)
+    .filter((e) => ids.includes(e.data.id))
     .map((e) => [e.type, e.data.status]);
 }
+
+const refundEvents = (refundId: string) => eventsAbout(refundId);
 
 /** The domain error a use case throws, as code and class. */
 async function refusal(promise: Promise<unknown>): Promise<[string, string]> {
@@ -228,8 +231,11 @@ describe('the merchant refunds a payment', () => {
     const done = (await api.get(`/refund/${refund.id}`)).body;
     assert.equal(done.status, 'COMPLETE');
     await server.services.dispatcher.run();
-    assert.deepEqual(refundEvents(refund.id), [
+    // The refund's withdrawal is announced approved before it completes, as an approved withdrawal is.
+    assert.deepEqual(eventsAbout(refund.id, refund.withdrawalId), [
+      ['withdrawal.approved', 'APPROVED'],
       ['refund.approved', 'APPROVED'],
+      ['withdrawal.completed', 'COMPLETE'],
       ['refund.completed', 'COMPLETE'],
     ]);
     const cancel = await api.post(`/refund/${refund.id}/cancel`, {});
@@ -296,6 +302,11 @@ describe('the payer claims a refund', () => {
     assert.notEqual(claimed.txnId, null);
     // The reservation moved to the withdrawal and left with the payout: the balance moved by the sent amount only.
     assert.deepEqual(await balance(), { available: before.available, reserved: (Number(before.reserved) - 0.5).toFixed(8) });
+    await server.services.dispatcher.run();
+    assert.deepEqual(eventsAbout(refund.id, claimed.withdrawalId), [
+      ['withdrawal.approved', 'APPROVED'],
+      ['refund.approved', 'APPROVED'],
+    ]);
     assert.deepEqual(await refusal(claims.claim(refund.id, token, { addressTo: '0x0000000000000000000000000000000000000001' })), ['InvalidState', 'invalid-state']);
     assert.equal((await api.get(`/refund/${refund.id}`)).body.addressTo, ETH_ADDRESS);
     const view = await claims.view(refund.id, token);
