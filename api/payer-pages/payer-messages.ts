@@ -38,6 +38,10 @@ export interface PayerMessages {
   invoice: string;
   date: string;
   totalReceived: string;
+  /** The label of a fiat-priced payment's locked rate. */
+  rate: string;
+  /** Who quoted the rate and when (`sources` a list in the locale, `time` a date and time). */
+  rateQuoted: (sources: string, time: string) => string;
   late: string;
   printHint: string;
   mailReceiptSubject: (shop: string) => string;

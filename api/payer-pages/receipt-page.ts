@@ -1,9 +1,10 @@
 /**
  * @module The payer's receipt of a COMPLETE or PAID_LATE payment (contract section 17): shop,
  * invoice, amount, each transaction with its id and date, printable (the style sheet's print rules
- * drop the page's controls). Fiat price and rate join it when payments carry them.
+ * drop the page's controls). A payment priced in fiat shows its price beside the amount, as the payer
+ * page does, and the rate it was locked at with the sources that quoted it and when.
  */
-import { amountText } from '../../widget/checkout-format.ts';
+import { amountText, priceText } from '../../widget/checkout-format.ts';
 import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import type { PageAssets } from '../checkout/pay-page.ts';
 import { html, type SafeHtml } from '../http/html.ts';
@@ -20,6 +21,13 @@ function dateText(iso: string, m: PayerMessages): string {
   return `${format.format(new Date(iso))} UTC`;
 }
 
+/** `1 ETH = $2,000.00`, then who quoted it and when (the oldest quote's time). */
+function rateText(rate: NonNullable<CheckoutOutput['rate']>, asset: CheckoutOutput['asset'], m: PayerMessages): SafeHtml {
+  const value = priceText({ amount: rate.value, currency: rate.currency }, m.locale);
+  const sources = new Intl.ListFormat(m.locale, { type: 'conjunction' }).format(rate.sources);
+  return html`<span dir="ltr">1 ${asset.short} = ${value}</span><br><span class="pay-small">${m.rateQuoted(sources, dateText(rate.at, m))}</span>`;
+}
+
 function fact(label: string, value: SafeHtml | string): SafeHtml {
   return html`<div class="pay-fact"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
@@ -29,7 +37,8 @@ export function renderReceiptPage(view: CheckoutOutput, m: PayerMessages, assets
   const shop = view.merchant.name;
   const facts = [
     ...(view.invoice ? [fact(m.invoice, html`<bdi dir="ltr">${view.invoice}</bdi>`)] : []),
-    fact(m.amount, html`<strong dir="ltr">${amountText(view.amount, view.asset, m.locale)}</strong>`),
+    fact(m.amount, html`<strong dir="ltr">${amountText(view.amount, view.asset, m.locale)}</strong>${view.price ? html` <span class="pay-price">${priceText(view.price, m.locale)}</span>` : ''}`),
+    ...(view.rate ? [fact(m.rate, rateText(view.rate, view.asset, m))] : []),
     fact(m.totalReceived, html`<span dir="ltr">${amountText(view.totalReceivedAmount, view.asset, m.locale)}</span>`),
   ];
   const rows = view.transactions.map(

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { rateEnv, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
@@ -14,15 +15,21 @@ const XRP_ADDRESS = 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh';
 
 let server: TestServer;
 let api: ReturnType<typeof merchantApi>;
+let sources: SourceServer[];
 
 before(async () => {
-  server = await startTestServer();
+  // Loopback rate sources, for the receipt of a payment priced in a fiat currency.
+  sources = [await startSourceServer('coinbase', { 'ETH/USD': '2000' }), await startSourceServer('kraken', { 'ETH/USD': '2000' })];
+  server = await startTestServer({ env: rateEnv(sources) });
   server.clock.set(NOW);
   const shop = await server.createMerchant('Bob\'s <b>Shop</b>');
   api = merchantApi(server, shop);
 });
 
-after(() => server.close());
+after(async () => {
+  await server.close();
+  for (const source of sources) await source.close();
+});
 
 async function paid(amount: string, received: string, asset = ETH, lateAfterExpiry = false) {
   const created = await api.post('/payment', { amount, asset, timeout: 600, invoice: `<i>inv</i>-${Math.random()}` });
@@ -167,5 +174,32 @@ describe('the receipt', () => {
     assert.equal((await page(`/receipt?id=${created.body.id}&lang=ar`)).status, 200);
     assert.match(await (await page(`/receipt?id=${created.body.id}&lang=ar`)).text(), /<html lang="ar" dir="rtl">/);
     assert.equal((await page('/receipt?id=not-a-payment')).status, 404);
+  });
+
+  test('of a payment priced in fiat: the price beside the amount, and the locked rate with its sources and time, in the payer\'s locale', async () => {
+    const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, invoice: 'fiat-receipt' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual({ amount: created.body.amount, price: created.body.price, rate: created.body.rate }, {
+      amount: '0.50000000',
+      price: { amount: '1000', currency: 'USD' },
+      rate: { value: '2000', currency: 'USD', sources: ['coinbase', 'kraken'], at: new Date(NOW).toISOString() },
+    });
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.5', asset: ETH, confirmations: 50 });
+    const facts = async (lang: string) => /<dl class="pay-facts">(.*?)<\/dl>/s.exec(await (await page(`/receipt?id=${created.body.id}&lang=${lang}`)).text())?.[1];
+    assert.equal(
+      await facts('en'),
+      '<div class="pay-fact"><dt>Invoice</dt><dd><bdi dir="ltr">fiat-receipt</bdi></dd></div>' +
+        '<div class="pay-fact"><dt>Amount</dt><dd><strong dir="ltr">0.5 ETH</strong> <span class="pay-price">$1,000.00</span></dd></div>' +
+        '<div class="pay-fact"><dt>Exchange rate</dt><dd><span dir="ltr">1 ETH = $2,000.00</span><br><span class="pay-small">quoted by coinbase and kraken at Nov 21, 2026, 10:15 AM UTC</span></dd></div>' +
+        '<div class="pay-fact"><dt>Total received</dt><dd><span dir="ltr">0.5 ETH</span></dd></div>',
+    );
+    // German puts the currency after the number, behind a no-break space (U+00A0).
+    assert.equal(
+      await facts('de'),
+      '<div class="pay-fact"><dt>Rechnung</dt><dd><bdi dir="ltr">fiat-receipt</bdi></dd></div>' +
+        '<div class="pay-fact"><dt>Betrag</dt><dd><strong dir="ltr">0,5 ETH</strong> <span class="pay-price">1.000,00\u00a0$</span></dd></div>' +
+        '<div class="pay-fact"><dt>Wechselkurs</dt><dd><span dir="ltr">1 ETH = 2.000,00\u00a0$</span><br><span class="pay-small">laut coinbase und kraken, Stand 21.11.2026, 10:15 UTC</span></dd></div>' +
+        '<div class="pay-fact"><dt>Insgesamt erhalten</dt><dd><span dir="ltr">0,5 ETH</span></dd></div>',
+    );
   });
 });

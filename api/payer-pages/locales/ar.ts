@@ -32,6 +32,8 @@ const ar: PayerMessages = {
   invoice: `الفاتورة`,
   date: `التاريخ`,
   totalReceived: `إجمالي المستلم`,
+  rate: `سعر الصرف`,
+  rateQuoted: (sources, time) => `بحسب ${sources}، ${time}`,
   late: `وصلت بعد انتهاء مهلة الدفع`,
   printHint: `استخدم أمر الطباعة في متصفحك لطباعة هذا الإيصال أو حفظه.`,
   mailReceiptSubject: (shop) => `إيصالك من ${shop}`,

@@ -32,6 +32,8 @@ const de: PayerMessages = {
   invoice: `Rechnung`,
   date: `Datum`,
   totalReceived: `Insgesamt erhalten`,
+  rate: `Wechselkurs`,
+  rateQuoted: (sources, time) => `laut ${sources}, Stand ${time}`,
   late: `nach Ablauf der Zahlung eingegangen`,
   printHint: `Drucken oder speichern Sie diesen Beleg mit der Druckfunktion Ihres Browsers.`,
   mailReceiptSubject: (shop) => `Ihr Beleg von ${shop}`,

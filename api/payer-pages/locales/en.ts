@@ -32,6 +32,8 @@ const en: PayerMessages = {
   invoice: 'Invoice',
   date: 'Date',
   totalReceived: 'Total received',
+  rate: 'Exchange rate',
+  rateQuoted: (sources, time) => `quoted by ${sources} at ${time}`,
   late: 'arrived after the payment expired',
   printHint: 'Use your browser\'s print command to print or save this receipt.',
   mailReceiptSubject: (shop) => `Your receipt from ${shop}`,

@@ -32,6 +32,8 @@ const es: PayerMessages = {
   invoice: `Factura`,
   date: `Fecha`,
   totalReceived: `Total recibido`,
+  rate: `Tipo de cambio`,
+  rateQuoted: (sources, time) => `según ${sources}, ${time}`,
   late: `llegó después de que el pago expirara`,
   printHint: `Usa la función de imprimir de tu navegador para imprimir o guardar este recibo.`,
   mailReceiptSubject: (shop) => `Tu recibo de ${shop}`,

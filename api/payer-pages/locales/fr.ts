@@ -32,6 +32,8 @@ const fr: PayerMessages = {
   invoice: `Facture`,
   date: `Date`,
   totalReceived: `Total reçu`,
+  rate: `Taux de change`,
+  rateQuoted: (sources, time) => `selon ${sources}, ${time}`,
   late: `arrivé après l’expiration du paiement`,
   printHint: `Utilisez la commande d’impression de votre navigateur pour imprimer ou enregistrer ce reçu.`,
   mailReceiptSubject: (shop) => `Votre reçu de ${shop}`,

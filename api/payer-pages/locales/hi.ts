@@ -32,6 +32,8 @@ const hi: PayerMessages = {
   invoice: `इनवॉइस`,
   date: `तारीख़`,
   totalReceived: `कुल प्राप्त`,
+  rate: `विनिमय दर`,
+  rateQuoted: (sources, time) => `${sources} के अनुसार, ${time}`,
   late: `भुगतान की समय-सीमा के बाद आया`,
   printHint: `इस रसीद को प्रिंट या सेव करने के लिए ब्राउज़र का प्रिंट विकल्प इस्तेमाल करें।`,
   mailReceiptSubject: (shop) => `${shop} से आपकी रसीद`,

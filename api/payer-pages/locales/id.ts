@@ -32,6 +32,8 @@ const id: PayerMessages = {
   invoice: `Faktur`,
   date: `Tanggal`,
   totalReceived: `Total diterima`,
+  rate: `Kurs`,
+  rateQuoted: (sources, time) => `menurut ${sources}, ${time}`,
   late: `masuk setelah pembayaran kedaluwarsa`,
   printHint: `Gunakan perintah cetak di browser Anda untuk mencetak atau menyimpan tanda terima ini.`,
   mailReceiptSubject: (shop) => `Tanda terima Anda dari ${shop}`,

@@ -32,6 +32,8 @@ const ja: PayerMessages = {
   invoice: `請求書番号`,
   date: `日付`,
   totalReceived: `受領合計`,
+  rate: `為替レート`,
+  rateQuoted: (sources, time) => `${sources} による（${time}）`,
   late: `支払い期限の後に着金`,
   printHint: `ブラウザの印刷機能でこの領収書を印刷または保存できます。`,
   mailReceiptSubject: (shop) => `${shop} の領収書`,

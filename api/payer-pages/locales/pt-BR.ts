@@ -32,6 +32,8 @@ const ptBR: PayerMessages = {
   invoice: `Fatura`,
   date: `Data`,
   totalReceived: `Total recebido`,
+  rate: `Taxa de câmbio`,
+  rateQuoted: (sources, time) => `segundo ${sources}, ${time}`,
   late: `chegou depois que o pagamento expirou`,
   printHint: `Use o comando de impressão do navegador para imprimir ou salvar este recibo.`,
   mailReceiptSubject: (shop) => `Seu recibo de ${shop}`,

@@ -32,6 +32,8 @@ const ru: PayerMessages = {
   invoice: `Счёт`,
   date: `Дата`,
   totalReceived: `Всего получено`,
+  rate: `Обменный курс`,
+  rateQuoted: (sources, time) => `по данным ${sources}, ${time}`,
   late: `поступил после истечения срока платежа`,
   printHint: `Чтобы распечатать или сохранить квитанцию, воспользуйтесь печатью в браузере.`,
   mailReceiptSubject: (shop) => `Ваша квитанция от ${shop}`,

@@ -32,6 +32,8 @@ const tr: PayerMessages = {
   invoice: `Fatura`,
   date: `Tarih`,
   totalReceived: `Toplam alınan`,
+  rate: `Döviz kuru`,
+  rateQuoted: (sources, time) => `${sources} verilerine göre, ${time}`,
   late: `ödeme süresi dolduktan sonra geldi`,
   printHint: `Bu makbuzu yazdırmak veya kaydetmek için tarayıcınızın yazdırma komutunu kullanın.`,
   mailReceiptSubject: (shop) => `${shop} makbuzunuz`,

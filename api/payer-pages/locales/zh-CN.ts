@@ -32,6 +32,8 @@ const zhCN: PayerMessages = {
   invoice: `订单号`,
   date: `日期`,
   totalReceived: `共收到`,
+  rate: `汇率`,
+  rateQuoted: (sources, time) => `来源：${sources}（${time}）`,
   late: `在付款过期后到账`,
   printHint: `使用浏览器的打印功能打印或保存此收据。`,
   mailReceiptSubject: (shop) => `您在 ${shop} 的收据`,
