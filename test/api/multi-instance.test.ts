@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
+import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
 import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
 
@@ -151,6 +152,43 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
     assert.equal(Number(sent.rows[0].n), 1);
   });
 
+  test('six refunds of 0.3 of a 1.0 payment sent at once over the instances: three are accepted, the ledger reserves just those', async () => {
+    const ETH = { short: 'ETH', network: 'ethereum' };
+    // The merchant's balance holds more than the payment received, so only the payment's own limit
+    // (not insufficient-funds) can refuse a refund.
+    const funding = await on(0).post('/payment', { amount: '5', asset: ETH, timeout: 600 });
+    assert.equal((await postJson(`${instances[2]!.url}/v2/dev/transactions`, { address: funding.body.addressTo, amount: '5', asset: ETH, confirmations: 50 })).status, 200);
+    const created = await on(0).post('/payment', { amount: '0.8', asset: ETH, timeout: 600 });
+    assert.equal(created.status, 200);
+    const paid = await postJson(`${instances[1]!.url}/v2/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
+    assert.equal(paid.status, 200);
+    const payment = (await on(2).get(`/payment/${created.body.id}`)).body;
+    assert.deepEqual({ status: payment.status, exception: payment.exception, refundableAmount: payment.refundableAmount }, { status: 'COMPLETE', exception: 'OVERPAID', refundableAmount: '1.00000000' });
+    const answers: JsonResponse[] = await Promise.all(Array.from({ length: 6 }, (_, i) => on(i % 3).post(`/payment/${payment.id}/refund`, { amount: '0.3', reason: `race-${i}` })));
+    const statuses = answers.map((a) => a.status);
+    assert.deepEqual([...statuses].sort(), [200, 200, 200, 422, 422, 422], `statuses: ${JSON.stringify(statuses)}`);
+    for (const refused of answers.filter((a) => a.status === 422)) {
+      assert.deepEqual(refused.body, {
+        error: {
+          code: 'refund-exceeds-payment',
+          message: 'The refund of 0.30000000 ETH is more than the 0.10000000 ETH of this payment that is not refunded yet (what it received, less every refund not cancelled).',
+        },
+      });
+    }
+    const accepted = answers.filter((a) => a.status === 200).map((a) => a.body.id as string);
+    const listed = (await on(0).get(`/refund?paymentIds=${payment.id}`)).body.data.map((r: { id: string; amount: string; status: string }) => ({ id: r.id, amount: r.amount, status: r.status }));
+    assert.deepEqual(
+      listed.sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+      [...accepted].sort().map((id) => ({ id, amount: '0.30000000', status: 'AWAITING_ADDRESS' })),
+    );
+    const reserved = await sql.query(
+      "SELECT l.kind, SUM(l.reserved_delta::numeric)::text AS reserved, COUNT(*)::int AS n FROM ledger_entries l JOIN refunds r ON r.id = l.refund_id WHERE r.payment_id = $1 GROUP BY l.kind",
+      [payment.id],
+    );
+    assert.deepEqual(reserved.rows.map((r) => ({ kind: r.kind, reserved: Number(r.reserved), n: r.n })), [{ kind: 'refund-reserve', reserved: 0.9, n: 3 }]);
+    assert.equal((await on(1).get(`/payment/${payment.id}`)).body.refundableAmount, '0.10000000');
+  });
+
   test('kill -9 of one instance mid-burst: every create it answered reads back from the others, which keep serving', async () => {
     const victim = instances[2]!;
     const acknowledged: string[] = [];
@@ -230,5 +268,52 @@ describe('two instances on one PostgreSQL share one rate limit and one idempoten
     const answer = await on(limited % 2 === 0 ? 1 : 0).get('/balance');
     assert.equal(answer.status, 429, 'the other instance refuses as well');
     assert.match(answer.headers.get('ratelimit') ?? '', /^"merchant";r=0;t=\d+$/);
+  });
+});
+
+describe('two instances on one PostgreSQL with one SMTP server send each mail once', { skip: onPostgres ? false : 'runs in the PostgreSQL half of the suite (TEST_DATABASE_URL)' }, () => {
+  let dataDir: string;
+  const pair: ServerProcess[] = [];
+  let keys: TestMerchant;
+  let smtp: SmtpReceiver;
+  let sql: pg.Client;
+  const on = (i: number) => merchantApi({ api: `${pair[i]!.url}/v2` }, keys);
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-mail-'));
+    smtp = await startSmtpReceiver();
+    const env = { DATA_DIR: dataDir, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Checkout <checkout@pay.example>' };
+    pair.push(await startServerProcess(env));
+    pair.push(await startServerProcess({ ...env, PUBLIC_URL: pair[0]!.url }));
+    keys = readDemoMerchant(dataDir)!;
+    sql = new pg.Client({ connectionString: (await storeEnv(dataDir)).DATABASE_URL });
+    await sql.connect();
+  });
+
+  after(async () => {
+    await sql?.end();
+    await Promise.all(pair.map((instance) => instance.stop('SIGKILL')));
+    await smtp?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a completed payment sends its payer one receipt, not one per instance', async () => {
+    const ETH = { short: 'ETH', network: 'ethereum' };
+    const created = await on(0).post('/payment', { amount: '1', asset: ETH, timeout: 600, customer: { email: 'once@example.com' } });
+    assert.equal(created.status, 200);
+    const paid = await postJson(`${pair[1]!.url}/v2/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
+    assert.equal(paid.status, 200);
+    assert.equal((await on(1).get(`/payment/${created.body.id}`)).body.status, 'COMPLETE');
+    // The outbox is drained once the receipt is marked sent: the receiver got it before that.
+    const deadline = Date.now() + 20_000;
+    const outbox = () => sql.query('SELECT kind, recipient, attempts::int AS attempts, sent_at IS NOT NULL AS sent FROM mail_outbox ORDER BY id');
+    while ((await outbox()).rows.some((row) => !row.sent)) {
+      if (Date.now() > deadline) throw new Error(`the outbox was not drained within 20 s: ${JSON.stringify((await outbox()).rows)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual((await outbox()).rows, [{ kind: 'receipt', recipient: 'once@example.com', attempts: 1, sent: true }]);
+    const receipts = smtp.received.filter((m) => m.to.includes('once@example.com'));
+    assert.equal(receipts.length, 1, `receipts: ${receipts.length}`);
+    assert.equal(partOf(receipts[0]!.raw, 'text/plain'), `Thank you for your payment to Demo Store.\r\n\r\nYour receipt: ${pair[0]!.url}/receipt?id=${created.body.id}\r\n`);
   });
 });
