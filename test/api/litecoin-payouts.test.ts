@@ -3,8 +3,10 @@
  * regtest, driven through the service's processes, its HTTP API and its CLI: the wallet command, a
  * payout the node sees with the right amount that confirms to COMPLETE, a payout that waits with a
  * failureReason until the wallet's funds confirm, a broadcast lost to a crash (kill -9) that the
- * restarted service re-broadcasts as the same transaction, and a receive-only installation (no
- * mnemonic) that refuses payouts with 409 payouts-disabled.
+ * restarted service re-broadcasts as the same transaction, a refund of an overpaid payment paid out
+ * through the same machinery (once, the fee out of its amount, COMPLETE when it confirms, and the
+ * same transaction again after a kill -9), and a receive-only installation (no mnemonic) that
+ * refuses payouts with 409 payouts-disabled.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -147,6 +149,104 @@ describe('litecoin payouts from the installation wallet (regtest)', { skip }, ()
     assert.equal(await paidTo(sent.txnId, w.addressTo), w.receivedAmount);
     await node.mine(6);
     await until(() => read(w.id), (r) => r.status === 'COMPLETE', 'the re-broadcast payout confirming');
+  });
+
+  /** A payment of `amount` LTC paid `sent` LTC, confirmed: overpaid by the difference. */
+  async function overpaid(amount: string, sent: number) {
+    const payment = (await api.post('/payment', { amount, asset: LTC, invoice: `over-${++invoice}` })).body;
+    await node.rpc('sendtoaddress', payment.addressTo, sent);
+    await node.mine(payment.confirmsNeeded);
+    const done = await until(async () => (await api.get(`/payment/${payment.id}`)).body, (p) => p.status === 'COMPLETE', 'the overpaid payment');
+    assert.equal(done.exception, 'OVERPAID');
+    return done as { id: string; overpaidAmount: string };
+  }
+
+  const readRefund = async (id: string) => (await api.get(`/refund/${id}`)).body;
+  const sats = (ltc: string) => BigInt(ltc.replace('.', ''));
+
+  /** The refund record as GET /v2/refund/:id returns it, for a refund created with its address. */
+  function refundRecord(created: any, paymentId: string, amount: string, addressTo: string, status: string, txnId: string | null) {
+    return {
+      id: created.id,
+      paymentId,
+      amount,
+      asset: created.asset,
+      addressTo,
+      destTag: null,
+      status,
+      claimUrl: created.claimUrl,
+      withdrawalId: created.withdrawalId,
+      txnId,
+      reason: null,
+      createdAt: created.createdAt,
+      updatedAt: created.updatedAt,
+    };
+  }
+
+  test('a refund of an overpaid payment, by id and address alone: its payout is signed and broadcast once, the recipient receives the amount less the network fee, then COMPLETE', async () => {
+    const payment = await overpaid('0.2', 0.5);
+    assert.equal(payment.overpaidAmount, '0.30000000');
+    const addressTo = await node.rpc<string>('getnewaddress', '', 'bech32');
+    const from = proxy.calls.length;
+    const created = await api.post(`/payment/${payment.id}/refund`, { addressTo });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const txid: string = created.body.txnId;
+    assert.match(txid, /^[0-9a-f]{64}$/);
+    assert.deepEqual(created.body, refundRecord(created.body, payment.id, '0.30000000', addressTo, 'APPROVED', txid));
+    assert.equal(created.body.asset.short, 'LTC');
+
+    const broadcasts = proxy.calls.slice(from).filter((c) => c.method === 'sendrawtransaction').map((c) => c.params[0] as string);
+    assert.equal(new Set(broadcasts).size, 1, 'one signed transaction was broadcast');
+    assert.equal((await node.rpc<{ txid: string }>('decoderawtransaction', broadcasts[0])).txid, txid);
+    assert.ok((await node.rpc<string[]>('getrawmempool')).includes(txid), 'the node holds the refund');
+
+    // The fee comes out of the amount, as for a withdrawal: the recipient receives the rest.
+    const withdrawal = await read(created.body.withdrawalId);
+    assert.deepEqual(
+      { amount: withdrawal.amount, txnId: withdrawal.txnId, addressTo: withdrawal.addressTo, invoice: withdrawal.invoice },
+      { amount: '0.30000000', txnId: txid, addressTo, invoice: `refund:${created.body.id}` },
+    );
+    assert.equal(sats(withdrawal.receivedAmount), sats('0.30000000') - sats(withdrawal.fee));
+    assert.equal(await paidTo(txid, addressTo), withdrawal.receivedAmount);
+
+    await node.mine(6);
+    const done = await until(() => readRefund(created.body.id), (r) => r.status === 'COMPLETE', 'the refund confirming');
+    assert.deepEqual(done, { ...refundRecord(created.body, payment.id, '0.30000000', addressTo, 'COMPLETE', txid), updatedAt: done.updatedAt });
+    assert.equal((await node.rpc<number>('getreceivedbyaddress', addressTo, 1)).toFixed(8), withdrawal.receivedAmount);
+    const broadcastsAfter = proxy.calls.slice(from).filter((c) => c.method === 'sendrawtransaction').map((c) => c.params[0] as string);
+    assert.deepEqual([...new Set(broadcastsAfter)], [broadcasts[0]], 'never a second transaction');
+    assert.equal((await api.get(`/payment/${payment.id}`)).body.refundableAmount, '0.20000000');
+  });
+
+  test('kill -9 between signing and broadcasting a refund: the restarted service broadcasts the same transaction, never a second one', async () => {
+    const payment = await overpaid('0.1', 0.35);
+    const addressTo = await node.rpc<string>('getnewaddress', '', 'bech32');
+    proxy.cut.add('sendrawtransaction');
+    const from = proxy.calls.length;
+    const created = await api.post(`/payment/${payment.id}/refund`, { addressTo });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual(created.body, refundRecord(created.body, payment.id, '0.25000000', addressTo, 'APPROVED', null), 'the broadcast never reached the node');
+    await server.stop('SIGKILL');
+    proxy.cut.delete('sendrawtransaction');
+    await start();
+    const sent = await until(() => readRefund(created.body.id), (r) => r.txnId !== null, 'the refund after restart');
+    const broadcasts = proxy.calls.slice(from).filter((c) => c.method === 'sendrawtransaction').map((c) => c.params[0] as string);
+    assert.ok(broadcasts.length >= 2, 'one lost broadcast, then the re-broadcast');
+    assert.equal(new Set(broadcasts).size, 1, 'every broadcast carried the same signed transaction');
+    assert.equal((await node.rpc<{ txid: string }>('decoderawtransaction', broadcasts[0])).txid, sent.txnId);
+    const withdrawal = await read(created.body.withdrawalId);
+    assert.equal(await paidTo(sent.txnId, addressTo), withdrawal.receivedAmount);
+    await node.mine(6);
+    const done = await until(() => readRefund(created.body.id), (r) => r.status === 'COMPLETE', 'the re-broadcast refund confirming');
+    // The restarted service has another port: its links name it, the refund is otherwise the same.
+    const moved = (url: string) => url.replace(/^http:\/\/[^/]+/, server.url);
+    assert.deepEqual(done, {
+      ...refundRecord(created.body, payment.id, '0.25000000', addressTo, 'COMPLETE', sent.txnId),
+      asset: { ...created.body.asset, logoUrl: moved(created.body.asset.logoUrl) },
+      claimUrl: moved(created.body.claimUrl),
+      updatedAt: done.updatedAt,
+    });
+    assert.equal((await node.rpc<number>('getreceivedbyaddress', addressTo, 1)).toFixed(8), withdrawal.receivedAmount);
   });
 
   test('without the mnemonic the installation still receives, and approve is 409 payouts-disabled saying why', async () => {
