@@ -117,7 +117,9 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
       insert: ({ customer, ...payment }: NewPayment) => insertPayment.run({ ...payment, ...customerColumns(customer) }),
       insertTransaction: (t: Omit<PaymentTransaction, 'id'>) => insertTransaction.run({ ...t, late: t.late ? 1 : 0 }),
     };
-    const assets = registry.assets();
+    // Monero subaddresses come from the wallet, not from a key hash: the seeded history uses the
+    // other networks (the same draw as before Monero joined, so seeded payment n is unchanged).
+    const assets = registry.assets().filter((a) => a.network !== 'monero');
     const existing = (db.prepare('SELECT COUNT(*) AS n FROM payments').get() as { n: number }).n;
     const lastSeeded = (db.prepare("SELECT MAX(CAST(substr(invoice, 7) AS INTEGER)) AS n FROM payments WHERE invoice LIKE 'order-%'").get() as { n: number | null }).n ?? 0;
     const toInsert = Math.max(0, targetTotal - existing);
