@@ -84,7 +84,7 @@ export function formatResults(results: Results): { table: string; markdown: stri
     '≤ 2×',
     met(growth <= 2),
   ]);
-  lines.push(['server peak RSS (VmHWM, whole run)', `${(peakRss.bytes / MB).toFixed(0)} MB`, '', '', '', '', '', '≤ 200 MB', met(peakRss.bytes <= 200 * MB)]);
+  lines.push(['server peak RSS (VmHWM, whole run)', `${(peakRss.bytes / MB).toFixed(0)} MB`, '', '', '', '', '', '≤ 160 MB', met(peakRss.bytes <= 160 * MB)]);
   lines.push(weightRow('widget + its heaviest language chunk', weights.widget, weights.budget));
   lines.push(weightRow('hosted page, first visit, heaviest language', weights.hosted, weights.budget));
   lines.push(weightRow('merchant dashboard, first load of /dashboard', weights.dashboard, weights.dashboardBudget));

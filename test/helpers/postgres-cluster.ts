@@ -45,9 +45,10 @@ function run(bin: string, program: string, args: string[]): void {
  * Starts a new cluster; throws when PostgreSQL is not installed or does not start. It trades
  * durability for speed (no fsync, asynchronous commit), so a `stop()` loses the last commits the
  * way a power cut would; `durable: true` keeps every acknowledged commit across `stop()` (the
- * operating system stays up, so fsync is still not needed).
+ * operating system stays up, so fsync is still not needed). `production: true` runs it as an operator
+ * would (fsync, synchronous commit and full page writes on), for benchmarks.
  */
-export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: { durable?: boolean; production?: boolean } = {}): Promise<PostgresCluster> {
   const bin = findPostgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; Debian: apt-get install postgresql)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-pg-'));
@@ -57,7 +58,8 @@ export async function startPostgresCluster(options: { durable?: boolean } = {}):
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
   const port = await freePort();
   run(bin, 'initdb', ['-D', dataDir, '-U', 'checkout', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off ${options.durable ? '' : '-c synchronous_commit=off '}-c full_page_writes=off -c max_connections=400`;
+  const durability = options.production ? '' : `-c fsync=off ${options.durable ? '' : '-c synchronous_commit=off '}-c full_page_writes=off `;
+  const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 ${durability}-c max_connections=400`;
   const start = () => run(bin, 'pg_ctl', ['-D', dataDir, '-o', serverOptions, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   const stop = () => {
     try {
