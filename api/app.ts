@@ -9,6 +9,7 @@ import { payPageRoutes } from './checkout/pay-page.routes.ts';
 import { loadPageAssets } from './checkout/page-assets.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
+import { chain } from './http/chain.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -100,7 +101,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.set('query parser', 'simple');
   // Who the client is behind a reverse proxy (TRUST_PROXY): every per-client rule uses req.ip.
   app.set('trust proxy', services.config.trustProxy);
-  app.use(requestId, securityHeaders(services.config.publicUrl));
+  app.use(chain(requestId, securityHeaders(services.config.publicUrl)));
 
   const { config } = services;
   const auth = createMerchantAuth(services.merchants, {
@@ -110,7 +111,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     logger: services.logger,
   });
   // The payer's public routes, per client address.
-  const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: (req) => req.ip ?? 'unknown' });
+  // Without a trusted proxy the client is the socket's peer: read there, not through req.ip's header parsing.
+  const clientOf: (req: express.Request) => string = config.trustProxy === false ? (req) => req.socket.remoteAddress ?? 'unknown' : (req) => req.ip ?? 'unknown';
+  const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: clientOf });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
   // Each network says what serves it (node, simulator, unserved); one on a node also how its

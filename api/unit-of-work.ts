@@ -124,6 +124,8 @@ export interface UnitOfWork {
   readonly stores: DatabaseStores;
   /** Whether other processes may share the data (PostgreSQL). */
   readonly shared: boolean;
+  /** Moves on whenever a row may have changed; undefined where nothing may be cached (`Database.changeGeneration`). */
+  changeGeneration(): number | undefined;
   /** All of `work` or none of it, in one write transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /** Reads in one consistent snapshot. */
@@ -137,6 +139,7 @@ export function createUnitOfWork(db: Database): UnitOfWork {
   return {
     stores: new DatabaseStores(db),
     shared: db.shared,
+    changeGeneration: () => db.changeGeneration(),
     transaction: (work) => db.transaction((tx) => work(new Stores(tx))),
     snapshot: (work) => db.snapshot((tx) => work(new Stores(tx))),
     grouped: (work) => db.grouped((tx) => work(new Stores(tx))),

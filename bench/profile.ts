@@ -28,7 +28,7 @@ if (!row) {
 }
 const seconds = Number(secondsArg ?? 8);
 const profileDir = path.resolve(dirArg ?? fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-profile-')));
-const CREATES = 2000;
+const CREATES = Number(process.env.BENCH_PROFILE_CREATES ?? 2000);
 // Above three quarters (the refill mark) for the whole row, as in run.ts: no derivation during it.
 const poolSize = row === 'create' ? 4 * Math.ceil(CREATES / 5) + 100 : 0;
 

@@ -1,6 +1,7 @@
 /** The payer's routes: the view with its ETag, and its live event stream (the stream hub keeps the streams). */
 import { type RequestHandler, Router } from 'express';
 import { ApiError } from '../http/api-error.ts';
+import { chain } from '../http/chain.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService, CheckoutSnapshot } from './checkout.service.ts';
 import { createPaymentStreamHub, DEFAULT_TIMING, type EventStreamTiming, eventText } from './payment-stream-hub.ts';
@@ -46,8 +47,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 /** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
 export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRouteOptions = {}): Router {
   const router = Router();
-  router.use(openCors);
-  if (options.limit) router.use(options.limit);
+  router.use(options.limit ? chain(openCors, options.limit) : openCors);
 
   const hub = createPaymentStreamHub(checkout, {
     timing: options.timing ?? DEFAULT_TIMING,
@@ -66,7 +66,7 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
       return;
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    sendCompressed(req, res, JSON.stringify(snapshot.view));
+    sendCompressed(req, res, snapshot.text);
   });
 
   router.get('/:id/events', async (req, res) => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { isTerminal } from '../payments/payment-status.ts';
+import { createPaymentStamps } from '../payments/payment-stamps.ts';
 import { createPaymentViewCache } from '../payments/payment-view-cache.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import type { Payment, PaymentTransaction } from '../payments/payment.store.ts';
@@ -22,6 +23,8 @@ export const CHECKOUT_VIEW_CACHE_SIZE = 2_000;
 /** A view with the validator that changes exactly when the view (bar serverTime) changes. */
 export interface CheckoutSnapshot {
   view: CheckoutOutput;
+  /** `view` as JSON (its bytes exactly: the body's serialised once per version, serverTime appended). */
+  text: string;
   etag: string;
   terminal: boolean;
   /** When the status will change by time alone (expiry), if it can. */
@@ -31,6 +34,8 @@ export interface CheckoutSnapshot {
 /** Everything of a snapshot but the server's clock, rendered once per payment version. */
 interface RenderedView {
   body: Omit<CheckoutOutput, 'serverTime'>;
+  /** `body` as JSON. */
+  bodyText: string;
   etag: string;
   terminal: boolean;
   expiresAt: number | null;
@@ -51,6 +56,7 @@ export function createCheckoutService(deps: {
   // Payer pages poll and every open event stream re-reads its payment; an unchanged payment is
   // answered, and a matching If-None-Match settled, without rendering it again.
   const views = createPaymentViewCache<RenderedView>(CHECKOUT_VIEW_CACHE_SIZE);
+  const stamps = createPaymentStamps(uow.stores.payments, uow);
   // The payer's view shows the merchant's name, site and logo: a profile edit drops every view.
   let merchantsSeen = merchants.changes();
 
@@ -86,9 +92,11 @@ export function createCheckoutService(deps: {
       price: payment.price,
       rate: rateOutput(payment.rate),
     };
+    const bodyText = JSON.stringify(body);
     const rendered: RenderedView = {
       body: Object.freeze(body),
-      etag: `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`,
+      bodyText,
+      etag: `"${createHash('sha256').update(bodyText).digest('base64url').slice(0, 32)}"`,
       terminal: isTerminal(figures.status),
       expiresAt: figures.status === 'OPEN' ? payment.expiresAt : null,
     };
@@ -115,6 +123,10 @@ export function createCheckoutService(deps: {
       get view() {
         return { ...rendered.body, serverTime };
       },
+      // serverTime is the view's last key: the same bytes as JSON.stringify(view).
+      get text() {
+        return `${rendered.bodyText.slice(0, -1)},"serverTime":"${serverTime}"}`;
+      },
       etag: rendered.etag,
       terminal: rendered.terminal,
       expiresAt: rendered.expiresAt,
@@ -129,7 +141,7 @@ export function createCheckoutService(deps: {
         views.clear();
       }
       const key = storedId(id);
-      const stamp = key === undefined ? undefined : await uow.stores.payments.stampOf(key);
+      const stamp = key === undefined ? undefined : await stamps.of(key);
       const now = clock();
       const rendered = stamp && (views.get(stamp.id, stamp, now) ?? (await renderCurrent(stamp.id, now)));
       if (!rendered) throw new NotFound('payment-not-found', `No payment with id "${id}" exists.`);

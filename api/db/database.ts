@@ -69,6 +69,14 @@ export interface Database extends Sql {
    * changes are announced through `notify` and `listen` instead.
    */
   changeCounter(): Promise<number | undefined>;
+  /**
+   * A number that moves on whenever a row may have changed: this process's own writes (any
+   * statement that changed a row, committed or not) and another process's commits (the CLI beside a
+   * running service). Read synchronously and without reading a table, it lets a read cache skip the
+   * database while nothing moved. Undefined on PostgreSQL: other instances write without
+   * this process seeing it, so nothing may be cached across requests there.
+   */
+  changeGeneration(): number | undefined;
   /** Whether other processes can be running against the same data (PostgreSQL). */
   readonly shared: boolean;
   /** Closes every connection. */

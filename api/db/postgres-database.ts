@@ -232,6 +232,7 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
       await query(pool, 'SELECT pg_notify(?, ?)', [channel, `${instanceId}:${payload}`]);
     },
     changeCounter: async () => undefined,
+    changeGeneration: () => undefined,
     async listen(channel, handler) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
       channels.on(channel, handler);

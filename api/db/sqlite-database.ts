@@ -244,6 +244,24 @@ export function openSqliteDatabase(file: string): Database {
     setImmediate(flush);
   }
 
+  // This connection's changed rows since it opened (sqlite3_total_changes) and other connections'
+  // commits (data_version): neither reads a table, together a third of the cost of reading one row.
+  const totalChanges = connection.prepare('SELECT total_changes()').pluck();
+  const dataVersion = connection.prepare('PRAGMA data_version').pluck();
+  let generation = 0;
+  let localSeen = -1;
+  let externalSeen = -1;
+  function changeGeneration(): number {
+    const local = totalChanges.get() as number;
+    const external = dataVersion.get() as number;
+    if (local !== localSeen || external !== externalSeen) {
+      localSeen = local;
+      externalSeen = external;
+      generation += 1;
+    }
+    return generation;
+  }
+
   const channels = new EventEmitter();
   channels.setMaxListeners(0);
 
@@ -266,6 +284,7 @@ export function openSqliteDatabase(file: string): Database {
     },
     // A connection-level counter: read between another unit's statements, it never waits for the connection.
     changeCounter: async () => connection.pragma('data_version', { simple: true }) as number,
+    changeGeneration,
     async listen(channel, handler) {
       channels.on(channel, handler);
     },

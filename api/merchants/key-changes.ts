@@ -23,13 +23,16 @@ export function createKeyChanges(db: Pick<Database, 'notify' | 'listen' | 'chang
     for (const wake of woken) wake();
   };
   let subscribed: Promise<void> | undefined;
+  let listening = false;
   let counter: number | undefined;
   let counterReadAt = Number.NEGATIVE_INFINITY;
 
   return {
     /** A number that moves on whenever any merchant's keys may have changed, here or elsewhere. */
     async generation(): Promise<number> {
-      await (subscribed ??= db.listen(CHANNEL, moveOn));
+      await (subscribed ??= db.listen(CHANNEL, moveOn).then(() => {
+        listening = true;
+      }));
       const now = clock();
       if (now - counterReadAt >= COUNTER_READ_MS || now < counterReadAt) {
         counterReadAt = now;
@@ -38,6 +41,15 @@ export function createKeyChanges(db: Pick<Database, 'notify' | 'listen' | 'chang
         counter = read;
       }
       return generation;
+    },
+
+    /**
+     * The generation when `generation()` would read nothing first (listening, and the counter read
+     * within COUNTER_READ_MS): the same answer without awaiting. Undefined when it must be awaited.
+     */
+    current(): number | undefined {
+      const now = clock();
+      return listening && now - counterReadAt < COUNTER_READ_MS && now >= counterReadAt ? generation : undefined;
     },
 
     /** The generation as last seen, without reading anything. */

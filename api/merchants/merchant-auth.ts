@@ -3,7 +3,7 @@
  * X-HMAC signature over the exact body bytes, checked before the body is parsed.
  */
 import type { RequestHandler } from 'express';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
 import { hashApiKey } from './merchant-keys.ts';
@@ -11,6 +11,7 @@ import type { MerchantService } from './merchant.service.ts';
 import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ApiError } from '../http/api-error.ts';
+import { chain } from '../http/chain.ts';
 import { idempotentPost } from '../idempotency/idempotency.middleware.ts';
 import { parseJsonBody, readRawBody, requireJsonContentType } from '../http/json-body.ts';
 import { rateLimit } from '../rate-limits/rate-limit.middleware.ts';
@@ -31,6 +32,8 @@ declare global {
       merchant: Merchant;
       /** Its credentials, for signature checks. */
       credentials: MerchantCredentials;
+      /** The hash of the API key it came with (its rate-limit bucket). */
+      apiKeyHash: string;
     }
   }
 }
@@ -47,18 +50,32 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
       next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
       return;
     }
-    const credentials = await merchants.authenticate(key);
+    const keyHash = hashApiKey(key);
+    // A key recognised a moment ago answers without awaiting anything.
+    const credentials = merchants.recognised(keyHash) ?? (await merchants.authenticate(key));
     if (!credentials) {
       next(new ApiError(401, 'invalid-api-key', 'The API key in the API-KEY header is not valid.'));
       return;
     }
     res.locals.merchant = credentials.merchant;
     res.locals.credentials = credentials;
+    res.locals.apiKeyHash = keyHash;
     next();
   };
   // Counted per API key, once the key is known to be valid (an unknown key is refused before it costs a count).
-  const limited = rateLimit(guards.rateLimiter, { policy: 'merchant', perMinute: guards.perMinute, bucketOf: (req) => hashApiKey(req.get('API-KEY')!) });
-  const apiKey: RequestHandler[] = [authenticate, limited];
+  const limited = rateLimit(guards.rateLimiter, { policy: 'merchant', perMinute: guards.perMinute, bucketOf: (_req, res) => res.locals.apiKeyHash });
+  const apiKey: RequestHandler[] = [chain(authenticate, limited)];
+
+  // The secret as a key object, made once per remembered credentials rather than on every POST.
+  const signingKeys = new WeakMap<MerchantCredentials, KeyObject>();
+  const signingKeyOf = (credentials: MerchantCredentials): KeyObject => {
+    let key = signingKeys.get(credentials);
+    if (!key) {
+      key = createSecretKey(Buffer.from(merchants.secretKeyOf(credentials), 'utf8'));
+      signingKeys.set(credentials, key);
+    }
+    return key;
+  };
 
   const verifySignature: RequestHandler = (req, res, next) => {
     const signature = req.get('X-HMAC')?.trim();
@@ -67,7 +84,7 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
       return;
     }
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const expected = createHmac('sha256', merchants.secretKeyOf(res.locals.credentials)).update(body).digest();
+    const expected = createHmac('sha256', signingKeyOf(res.locals.credentials)).update(body).digest();
     // The pattern is the length check before the constant-time comparison.
     if (!SIGNATURE_PATTERN.test(signature) || !timingSafeEqual(Buffer.from(signature, 'hex'), expected)) {
       next(
@@ -89,9 +106,9 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
      * For POSTs: API key and rate limit, JSON content type, size limit, signature over the raw bytes,
      * the Idempotency-Key (if sent), then parsing.
      */
-    signedJson: [...apiKey, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody] as RequestHandler[],
+    signedJson: [chain(authenticate, limited, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody)] as RequestHandler[],
     /** For requests whose body is not read (a DELETE, a redelivery): API key, rate limit and X-HMAC over the bytes sent, usually none. */
-    signed: [...apiKey, readRawBody, verifySignature] as RequestHandler[],
+    signed: [chain(authenticate, limited, readRawBody, verifySignature)] as RequestHandler[],
   };
 }
 

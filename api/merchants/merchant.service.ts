@@ -37,6 +37,11 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
     merchantsById.clear();
   }
 
+  function stillValid(known: { credentials: MerchantCredentials; checkedAt: number } | undefined, now: number): MerchantCredentials | undefined {
+    if (known && now - known.checkedAt < RECHECK_MS && (known.credentials.validUntil === undefined || now < known.credentials.validUntil)) return known.credentials;
+    return undefined;
+  }
+
   function remember(credentials: MerchantCredentials): MerchantCredentials {
     Object.freeze(credentials.merchant);
     merchantsById.set(credentials.merchant.id, credentials.merchant);
@@ -66,6 +71,15 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
       return { merchant, ...keys };
     },
 
+    /**
+     * What `authenticate` would answer for an API key's hash when that needs no read and no wait (a
+     * key recognised within RECHECK_MS, no key change since); undefined when `authenticate` must run.
+     */
+    recognised(keyHash: string): MerchantCredentials | undefined {
+      const generation = keyChanges.current();
+      return generation === rememberedGeneration ? stillValid(credentialsByKeyHash.get(keyHash), clock()) : undefined;
+    },
+
     /** The merchant an API key belongs to, if any. */
     async authenticate(apiKey: string): Promise<MerchantCredentials | undefined> {
       const keyHash = hashApiKey(apiKey);
@@ -75,8 +89,8 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
         rememberedGeneration = generation;
       }
       const now = clock();
-      const known = credentialsByKeyHash.get(keyHash);
-      if (known && now - known.checkedAt < RECHECK_MS && (known.credentials.validUntil === undefined || now < known.credentials.validUntil)) return known.credentials;
+      const known = stillValid(credentialsByKeyHash.get(keyHash), now);
+      if (known) return known;
       const found = (await store.findByApiKeyHash(keyHash)) ?? (await store.findPreviousKey(keyHash, now));
       // A rotation noticed while the lookup ran may have made what it read stale: used once, not remembered.
       if (found && keyChanges.seen() === generation) credentialsByKeyHash.set(keyHash, { credentials: remember(found), checkedAt: now });

@@ -11,6 +11,7 @@ import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
 import { formatAmount, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
+import { createPaymentStamps } from './payment-stamps.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
@@ -43,6 +44,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // Merchants poll their payments' status; a record that has not changed is not rendered again.
   const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
+  const stamps = createPaymentStamps(store, uow);
   let merchantsSeen = deps.merchantChanges?.();
   function dropViewsIfMerchantsChanged(): void {
     const seen = deps.merchantChanges?.();
@@ -154,7 +156,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     async get(merchant: Merchant, id: string): Promise<JsonText> {
       dropViewsIfMerchantsChanged();
       const key = storedId(id);
-      const stamp = key === undefined ? undefined : await store.stampForMerchant(merchant.id, key);
+      const stamp = key === undefined ? undefined : await stamps.forMerchant(merchant.id, key);
       if (!stamp) throw notFound(id);
       const now = clock();
       const text = views.get(stamp.id, stamp, now) ?? (await renderMissing(merchant, [stamp.id], now)).get(stamp.id);

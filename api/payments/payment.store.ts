@@ -58,6 +58,11 @@ export interface StampedId extends PaymentStamp {
   id: string;
 }
 
+/** A stamp with the merchant who owns the payment. */
+export interface OwnedStamp extends StampedId {
+  merchantId: string;
+}
+
 /** A transaction received by a payment, as stored. */
 export interface PaymentTransaction {
   id: number;
@@ -218,6 +223,12 @@ export class PaymentStore {
   async stampOf(id: string): Promise<StampedId | undefined> {
     const row = await this.sql.get<StampRow>('SELECT id, version, status, expires_at FROM payments WHERE id = ?', [id]);
     return row && toStamp(row);
+  }
+
+  /** A payment's stamp by id with its owner. */
+  async ownedStampOf(id: string): Promise<OwnedStamp | undefined> {
+    const row = await this.sql.get<StampRow & { merchant_id: string }>('SELECT id, merchant_id, version, status, expires_at FROM payments WHERE id = ?', [id]);
+    return row && { ...toStamp(row), merchantId: row.merchant_id };
   }
 
   /** A payment's stamp by id, only if this merchant owns it. */

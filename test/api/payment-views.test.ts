@@ -223,6 +223,7 @@ describe('a payment list read while another process writes', () => {
     const uow: UnitOfWork = {
       stores: raced(base.stores),
       shared: base.shared,
+      changeGeneration: () => base.changeGeneration(),
       transaction: (work) => base.transaction((stores) => work(raced(stores))),
       snapshot: (work) => base.snapshot((stores) => work(raced(stores))),
       grouped: (work) => base.grouped((stores) => work(raced(stores))),
