@@ -85,12 +85,15 @@ export function openSqliteDatabase(file: string): Database {
   migrate(connection);
 
   const statements = new Lru<string, Statement>(STATEMENTS_KEPT);
+  // Statements run on this connection that may write (committed or not): part of changeGeneration.
+  let writesRun = 0;
   function statement(sql: string): Statement {
     let prepared = statements.get(sql);
     if (!prepared) {
       prepared = connection.prepare(sql);
       statements.set(sql, prepared);
     }
+    if (!prepared.readonly) writesRun += 1;
     return prepared;
   }
   const bind = (params: Params | undefined): unknown[] => (params === undefined ? [] : Array.isArray(params) ? params : [params]);
@@ -244,18 +247,16 @@ export function openSqliteDatabase(file: string): Database {
     setImmediate(flush);
   }
 
-  // This connection's changed rows since it opened (sqlite3_total_changes) and other connections'
-  // commits (data_version): neither reads a table, together a third of the cost of reading one row.
-  const totalChanges = connection.prepare('SELECT total_changes()').pluck();
+  // This connection's statements that may write (counted as they run) and other connections'
+  // commits (data_version, which reads no table).
   const dataVersion = connection.prepare('PRAGMA data_version').pluck();
   let generation = 0;
-  let localSeen = -1;
+  let writesSeen = -1;
   let externalSeen = -1;
   function changeGeneration(): number {
-    const local = totalChanges.get() as number;
     const external = dataVersion.get() as number;
-    if (local !== localSeen || external !== externalSeen) {
-      localSeen = local;
+    if (writesRun !== writesSeen || external !== externalSeen) {
+      writesSeen = writesRun;
       externalSeen = external;
       generation += 1;
     }

@@ -161,6 +161,22 @@ describe('reads of a payment after a cached read', () => {
     }
   });
 
+  test('show what this process wrote at once, however many reads came before', async () => {
+    const created = (await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'this-process' })).body;
+    for (let i = 0; i < 3; i++) assert.equal((await readAll(created.id, 'this-process')).record.status, 'OPEN');
+    const paid = await fetch(`${server.api}/dev/transactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: created.addressTo, amount: '0.5', asset: BTC, confirmations: 0 }),
+    });
+    assert.equal(paid.status, 200);
+    const seen = await readAll(created.id, 'this-process');
+    for (const view of [seen.record, seen.listed, seen.payer]) {
+      assert.equal(view.status, 'CONFIRMING');
+      assert.equal(view.transactions.length, 1);
+    }
+  });
+
   test('turn OPEN into EXPIRED at expiresAt with no write at all', async () => {
     const created = (await api.post('/payment', { amount: '0.1', asset: BTC, invoice: 'by-time', timeout: 60 })).body;
     server.clock.set(Date.parse(created.expiresAt) - 1);

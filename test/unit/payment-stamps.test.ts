@@ -1,0 +1,86 @@
+/** Remembered payment stamps: read again whenever the database may have changed, never kept across a change. */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
+import { createPaymentStamps } from '../../api/payments/payment-stamps.ts';
+import type { OwnedStamp } from '../../api/payments/payment.store.ts';
+
+const stamp = (version: number, merchantId = 'm1'): OwnedStamp => ({ id: 'p1', merchantId, version, status: 'OPEN', expiresAt: 0 });
+
+function fakeStore(rows: Map<string, OwnedStamp>, onRead: () => void = () => {}) {
+  let reads = 0;
+  return {
+    reads: () => reads,
+    ownedStampOf: async (id: string) => {
+      reads++;
+      onRead();
+      return rows.get(id);
+    },
+  };
+}
+
+test('a stamp is read once while the generation stands, and again once it moves', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  const store = fakeStore(rows);
+  let generation = 1;
+  const stamps = createPaymentStamps(store, { changeGeneration: () => generation });
+  assert.equal((await stamps.of('p1'))!.version, 1);
+  assert.equal((await stamps.of('p1'))!.version, 1);
+  assert.equal(store.reads(), 1);
+  rows.set('p1', stamp(2));
+  generation = 2;
+  assert.equal((await stamps.of('p1'))!.version, 2);
+  assert.equal(store.reads(), 2);
+});
+
+test('a stamp read while the generation moved is used once, not kept', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  let generation = 1;
+  const store = fakeStore(rows, () => (generation += 1));
+  const stamps = createPaymentStamps(store, { changeGeneration: () => generation });
+  await stamps.of('p1');
+  await stamps.of('p1');
+  assert.equal(store.reads(), 2);
+});
+
+test('without a generation (PostgreSQL) every stamp is read; unknown ids are not kept; another merchant gets nothing', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  const store = fakeStore(rows);
+  const uncached = createPaymentStamps(store, { changeGeneration: () => undefined });
+  await uncached.of('p1');
+  await uncached.of('p1');
+  assert.equal(store.reads(), 2);
+
+  const other = fakeStore(rows);
+  const stamps = createPaymentStamps(other, { changeGeneration: () => 7 });
+  assert.equal(await stamps.of('nope'), undefined);
+  assert.equal(await stamps.of('nope'), undefined);
+  assert.equal(other.reads(), 2);
+  assert.equal(await stamps.forMerchant('m2', 'p1'), undefined);
+  assert.equal((await stamps.forMerchant('m1', 'p1'))!.version, 1);
+});
+
+test("SQLite's change generation moves with this connection's writes and with another connection's commits, not with reads", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stamps-'));
+  const file = path.join(dir, 'checkout.db');
+  const db = openSqliteDatabase(file);
+  const other = openSqliteDatabase(file);
+  try {
+    const first = db.changeGeneration();
+    await db.get('SELECT COUNT(*) AS n FROM merchants');
+    assert.equal(db.changeGeneration(), first, 'a read moves nothing');
+    await db.run("UPDATE merchants SET name = name WHERE id = 'none'");
+    const afterOwnWrite = db.changeGeneration();
+    assert.notEqual(afterOwnWrite, first, 'a statement that may write moves it, even one that changed no row');
+    await other.run('CREATE TABLE IF NOT EXISTS scratch (x INTEGER)');
+    await other.run('INSERT INTO scratch (x) VALUES (1)');
+    assert.notEqual(db.changeGeneration(), afterOwnWrite, "another connection's commit moves it");
+  } finally {
+    await db.close();
+    await other.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
