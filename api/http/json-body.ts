@@ -1,5 +1,6 @@
 /** Reading JSON request bodies: media type, size limit, raw bytes (for signatures), then parsing. */
 import express, { type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
 import { ApiError } from './api-error.ts';
 
 /** Largest body a POST may carry. */
@@ -31,8 +32,8 @@ export const readRawBody: RequestHandler = (req, res, next) => {
   readUpToLimit(req, res, next);
 };
 
-// One decoder for every request: without { stream: true } a decode carries nothing over.
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// A leading byte order mark is dropped, as a UTF-8 TextDecoder drops it.
+const hasBom = (raw: Buffer) => raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
 
 /** Parses the raw bytes as JSON (400 invalid-json otherwise). */
 export const parseJsonBody: RequestHandler = (req, _res, next) => {
@@ -41,13 +42,12 @@ export const parseJsonBody: RequestHandler = (req, _res, next) => {
     next(new ApiError(400, 'invalid-json', 'The request body is empty; send a JSON object.'));
     return;
   }
-  let text: string;
-  try {
-    text = UTF8.decode(raw);
-  } catch {
+  // Checked whole first (simdutf), then decoded: invalid bytes are refused, never replaced.
+  if (!isUtf8(raw)) {
     next(new ApiError(400, 'invalid-json', 'The request body is not valid UTF-8.'));
     return;
   }
+  const text = raw.toString('utf8', hasBom(raw) ? 3 : 0);
   try {
     req.body = JSON.parse(text);
   } catch (err) {

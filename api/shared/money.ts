@@ -67,10 +67,21 @@ export function sumAmounts(values: Iterable<string>): Amount {
   return total;
 }
 
+// 10^n for each chain's decimals, made once (a pow at 64 digits costs more than the product).
+const TEN_POWERS = new Map<number, Amount>();
+function tenTo(n: number): Amount {
+  let power = TEN_POWERS.get(n);
+  if (!power) {
+    power = new Amount(10).pow(n);
+    TEN_POWERS.set(n, power);
+  }
+  return power;
+}
+
 /** Converts an amount to integer base units of a chain (wei, sun, satoshi) as a digit string. */
 export function toBaseUnits(value: Amount | string, chainDecimals: number): string {
   const amount = typeof value === 'string' ? new Amount(value) : value;
-  const units = amount.times(new Amount(10).pow(chainDecimals));
+  const units = amount.times(tenTo(chainDecimals));
   if (!units.isInteger()) throw new Error(`amount ${amount.toFixed()} is finer than ${chainDecimals} decimals`);
   return units.toFixed(0);
 }

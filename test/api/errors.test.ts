@@ -94,6 +94,11 @@ describe('bodies that cannot be read', () => {
     assert.deepEqual(response.body, { error: { code: 'invalid-json', message: 'The request body is not valid UTF-8.' } });
   });
 
+  test('reads a body that starts with a UTF-8 byte order mark as the JSON after it', async () => {
+    const response = await rawPost('/payment', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ amount: '1', asset: BTC }))]));
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+  });
+
   test('answers a wrong or missing content type with 415 unsupported-media-type', async () => {
     const body = JSON.stringify({ amount: '1', asset: BTC });
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=iso-8859-1', 'application/json-patch+json']) {
