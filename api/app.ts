@@ -10,6 +10,7 @@ import { loadPageAssets } from './checkout/page-assets.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
 import { chain } from './http/chain.ts';
+import { directGets } from './http/direct-gets.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -101,7 +102,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.set('query parser', 'simple');
   // Who the client is behind a reverse proxy (TRUST_PROXY): every per-client rule uses req.ip.
   app.set('trust proxy', services.config.trustProxy);
-  app.use(chain(requestId, securityHeaders(services.config.publicUrl)));
+  const everyResponse = chain(requestId, securityHeaders(services.config.publicUrl));
 
   const { config } = services;
   const auth = createMerchantAuth(services.merchants, {
@@ -116,6 +117,22 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   const publicLimit = rateLimit(services.rateLimiter, { policy: 'public', perMinute: config.rateLimitPublic, bucketOf: clientOf });
   const openApi = buildOpenApi({ publicUrl: services.config.publicUrl, simulator: services.simulator !== undefined });
 
+  const checkout = checkoutRoutes(services.checkout, {
+    timing: options.eventTiming,
+    limit: publicLimit,
+    maxStreams: config.sseMaxStreams,
+    maxStreamsPerClient: config.sseMaxStreamsPerClient,
+  });
+  const payments = paymentRoutes(services.payments, services.registry, auth);
+  // The polled GETs go straight to the handlers the routers below run for them (http/direct-gets.ts).
+  app.use(
+    directGets([
+      { prefix: '/v2/checkout/', handler: chain(everyResponse, checkout.view) },
+      { prefix: '/v2/payment/', handler: chain(everyResponse, payments.record) },
+    ]),
+  );
+  app.use(everyResponse);
+
   // Each network says what serves it (node, simulator, unserved); one on a node also how its
   // follower stands: ok, behind, unreachable, stalled (with the last block). Each rate source says
   // whether its last round answered (ok, failing with why, unused until a fiat price is asked for).
@@ -127,18 +144,10 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.json(openApi);
   });
-  app.use(
-    '/v2/checkout',
-    checkoutRoutes(services.checkout, {
-      timing: options.eventTiming,
-      limit: publicLimit,
-      maxStreams: config.sseMaxStreams,
-      maxStreamsPerClient: config.sseMaxStreamsPerClient,
-    }),
-  );
+  app.use('/v2/checkout', checkout.router);
   if (services.simulator) app.use('/v2/dev', simulatorRoutes(services.simulator));
   // Each resource at its own prefix, so a request enters only the router that serves it.
-  app.use('/v2/payment', paymentRoutes(services.payments, services.registry, auth));
+  app.use('/v2/payment', payments.router);
   app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/reports', reportRoutes(services.paymentExport, auth));

@@ -44,10 +44,19 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
-export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRouteOptions = {}): Router {
+/** The payer's routes, and the view's whole chain for direct dispatch (`http/direct-gets.ts`). */
+export interface CheckoutRoutes {
+  /** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
+  router: Router;
+  /** GET /checkout/:id as one handler: CORS, the public limit, the view (reads `req.params.id`). */
+  view: RequestHandler;
+}
+
+/** The payer's routes, mounted at /v2/checkout. */
+export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRouteOptions = {}): CheckoutRoutes {
   const router = Router();
-  router.use(options.limit ? chain(openCors, options.limit) : openCors);
+  const guard = options.limit ? chain(openCors, options.limit) : openCors;
+  router.use(guard);
 
   const hub = createPaymentStreamHub(checkout, {
     timing: options.timing ?? DEFAULT_TIMING,
@@ -55,8 +64,8 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     maxStreamsPerClient: options.maxStreamsPerClient ?? Infinity,
   });
 
-  router.get('/:id', async (req, res) => {
-    const snapshot = await checkout.snapshot(req.params.id);
+  const view: RequestHandler = async (req, res) => {
+    const snapshot = await checkout.snapshot(req.params.id as string);
     res.setHeader('ETag', snapshot.etag);
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('Vary', 'Accept-Encoding');
@@ -67,7 +76,8 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     sendCompressed(req, res, snapshot.text);
-  });
+  };
+  router.get('/:id', view);
 
   router.get('/:id/events', async (req, res) => {
     const id = req.params.id;
@@ -107,5 +117,5 @@ export function checkoutRoutes(checkout: CheckoutService, options: CheckoutRoute
     place.join(res, first);
   });
 
-  return router;
+  return { router, view: chain(guard, view) };
 }

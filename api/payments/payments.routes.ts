@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
+import { chain } from '../http/chain.ts';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { sendJsonList, sendJsonText } from '../http/send-json.ts';
@@ -13,8 +14,16 @@ const SCALARS = ['page', 'limit'] as const;
 // Invoices are the merchant's free text and may hold a comma, sent as %2C.
 const FREE_TEXT_FILTERS = ['invoices'] as const;
 
-/** POST /payment, GET /payment, GET /payment/:id, mounted at /v2/payment. */
-export function paymentRoutes(payments: PaymentService, registry: AssetRegistry, auth: MerchantAuth): Router {
+/** The payment routes, and one payment's whole chain for direct dispatch (`http/direct-gets.ts`). */
+export interface PaymentRoutes {
+  /** POST /payment, GET /payment, GET /payment/:id. */
+  router: Router;
+  /** GET /payment/:id as one handler: API key, merchant limit, the record (reads `req.params.id`). */
+  record: RequestHandler;
+}
+
+/** The payment routes, mounted at /v2/payment. */
+export function paymentRoutes(payments: PaymentService, registry: AssetRegistry, auth: MerchantAuth): PaymentRoutes {
   const router = Router();
   router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await payments.create(res.locals.merchant, parseCreatePayment(registry, req.body)));
@@ -23,8 +32,9 @@ export function paymentRoutes(payments: PaymentService, registry: AssetRegistry,
     const query = parseOrThrow(ListPaymentsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS));
     sendJsonList(res, await payments.list(res.locals.merchant, query));
   });
-  router.get('/:id', ...auth.apiKey, async (req, res) => {
+  const record: RequestHandler = async (req, res) => {
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));
-  });
-  return router;
+  };
+  router.get('/:id', ...auth.apiKey, record);
+  return { router, record: chain(...auth.apiKey, record) };
 }

@@ -1,0 +1,70 @@
+/**
+ * The polled GETs (a payment's record, the payer's view) are dispatched straight to their handlers
+ * (api/http/direct-gets.ts); every other form of the same paths goes through the router. Both must
+ * answer alike: the same status, body and headers, errors included.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { merchantApi, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+
+const BTC = { short: 'BTC', network: 'bitcoin' };
+// Headers that differ between any two answers.
+const PER_ANSWER = new Set(['x-request-id', 'date', 'ratelimit', 'content-length', 'keep-alive', 'connection']);
+
+async function answer(url: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { headers });
+  const body = await response.text();
+  const kept = [...response.headers].filter(([name]) => !PER_ANSWER.has(name)).sort(([a], [b]) => a.localeCompare(b));
+  return { status: response.status, body, headers: kept, requestId: response.headers.get('x-request-id'), rateLimit: response.headers.get('ratelimit') };
+}
+
+describe('GETs dispatched directly answer as the router does', () => {
+  let server: TestServer;
+  let keys: TestMerchant;
+  let id: string;
+
+  before(async () => {
+    server = await startTestServer();
+    keys = await server.createMerchant('Direct Shop');
+    id = (await merchantApi(server, keys).post('/payment', { amount: '0.25', asset: BTC, invoice: 'direct-1' })).body.id;
+  });
+  after(() => server.close());
+
+  test("a payment's record, an unknown id, a missing and a wrong API key", async () => {
+    const cases: Array<[string, Record<string, string>]> = [
+      [id, { 'API-KEY': keys.apiKey }],
+      [`${id}?fields=ignored`, { 'API-KEY': keys.apiKey }],
+      ['00000000-0000-4000-8000-000000000000', { 'API-KEY': keys.apiKey }],
+      ['not-a-uuid', { 'API-KEY': keys.apiKey }],
+      [id, {}],
+      [id, { 'API-KEY': 'wrong' }],
+    ];
+    for (const [path, headers] of cases) {
+      const direct = await answer(`${server.api}/payment/${path}`, headers);
+      // A trailing slash is the same route to Express, but not the plain form: the router serves it.
+      const [bare, query] = path.split('?');
+      const routed = await answer(`${server.api}/payment/${bare}/${query ? `?${query}` : ''}`, headers);
+      assert.deepEqual(direct, { ...routed, requestId: direct.requestId, rateLimit: direct.rateLimit }, `GET /v2/payment/${path}`);
+      assert.match(direct.requestId ?? '', /^[0-9a-f-]{36}$/);
+      if (headers['API-KEY'] === keys.apiKey) assert.match(direct.rateLimit ?? '', /^"merchant";r=\d+;t=\d+$/);
+    }
+  });
+
+  test("the payer's view, its 304 and an unknown id", async () => {
+    const first = await answer(`${server.api}/checkout/${id}`);
+    const etag = first.headers.find(([name]) => name === 'etag')![1];
+    const cases: Array<[string, Record<string, string>]> = [
+      [id, {}],
+      [id, { 'If-None-Match': etag }],
+      ['00000000-0000-4000-8000-000000000000', {}],
+    ];
+    for (const [path, headers] of cases) {
+      const direct = await answer(`${server.api}/checkout/${path}`, headers);
+      const routed = await answer(`${server.api}/checkout/${path}/`, headers);
+      // serverTime moves between two reads.
+      const timeless = (body: string) => body.replace(/"serverTime":"[^"]+"/, '');
+      assert.deepEqual({ ...direct, body: timeless(direct.body) }, { ...routed, body: timeless(routed.body), requestId: direct.requestId, rateLimit: direct.rateLimit }, `GET /v2/checkout/${path}`);
+      assert.match(direct.rateLimit ?? '', /^"public";r=\d+;t=\d+$/);
+    }
+  });
+});
