@@ -129,6 +129,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     directGets([
       { prefix: '/v2/checkout/', handler: chain(everyResponse, checkout.view) },
       { prefix: '/v2/payment/', handler: chain(everyResponse, payments.record) },
+      { path: '/v2/payment', handler: chain(everyResponse, payments.list) },
     ]),
   );
   app.use(everyResponse);

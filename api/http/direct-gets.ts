@@ -3,17 +3,17 @@
  * polling one) dispatched straight to their handlers, ahead of Express's layer-by-layer matching:
  * the same handler chains the router runs for those paths, found by one prefix test instead of a
  * path match per layer and mounted router. Only the plain form is taken here, `<prefix><id>` with
- * an id of letters, digits and hyphens and any query string; anything else (HEAD, an encoded or
+ * an id of letters, digits and hyphens (or the exact path of a list) and any query string; anything else (HEAD, an encoded or
  * trailing-slash path, other letter case, a longer path) goes on to the router as before, which
  * answers it exactly as it always has.
  */
 import type { RequestHandler } from 'express';
 
-/** A polled GET: its path prefix (the id follows it) and its handler chain, as the router would run it. */
-export interface DirectGet {
-  prefix: string;
-  handler: RequestHandler;
-}
+/**
+ * A polled GET and its handler chain, as the router would run it: at `prefix` followed by an id
+ * (`req.params.id`), or at exactly `path`.
+ */
+export type DirectGet = { prefix: string; handler: RequestHandler } | { path: string; handler: RequestHandler };
 
 const PLAIN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -28,10 +28,15 @@ export function directGets(routes: readonly DirectGet[]): RequestHandler {
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     for (const route of routes) {
-      if (!path.startsWith(route.prefix)) continue;
-      const id = path.slice(route.prefix.length);
-      if (!PLAIN_ID.test(id)) break;
-      req.params = { id };
+      if ('path' in route) {
+        if (path !== route.path) continue;
+        req.params = {};
+      } else {
+        if (!path.startsWith(route.prefix)) continue;
+        const id = path.slice(route.prefix.length);
+        if (!PLAIN_ID.test(id)) break;
+        req.params = { id };
+      }
       route.handler(req, res, next);
       return;
     }

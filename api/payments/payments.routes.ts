@@ -20,6 +20,8 @@ export interface PaymentRoutes {
   router: Router;
   /** GET /payment/:id as one handler: API key, merchant limit, the record (reads `req.params.id`). */
   record: RequestHandler;
+  /** GET /payment (the filtered list) as one handler. */
+  list: RequestHandler;
 }
 
 /** The payment routes, mounted at /v2/payment. */
@@ -28,13 +30,14 @@ export function paymentRoutes(payments: PaymentService, registry: AssetRegistry,
   router.post('/', ...auth.signedJson, async (req, res) => {
     res.json(await payments.create(res.locals.merchant, parseCreatePayment(registry, req.body)));
   });
-  router.get('/', ...auth.apiKey, async (req, res) => {
+  const list: RequestHandler = async (req, res) => {
     const query = parseOrThrow(ListPaymentsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS));
     sendJsonList(res, await payments.list(res.locals.merchant, query));
-  });
+  };
+  router.get('/', ...auth.apiKey, list);
   const record: RequestHandler = async (req, res) => {
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));
   };
   router.get('/:id', ...auth.apiKey, record);
-  return { router, record: chain(...auth.apiKey, record) };
+  return { router, record: chain(...auth.apiKey, record), list: chain(...auth.apiKey, list) };
 }

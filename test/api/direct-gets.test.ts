@@ -50,6 +50,21 @@ describe('GETs dispatched directly answer as the router does', () => {
     }
   });
 
+  test('a filtered list, a bad filter and a missing key', async () => {
+    const cases: Array<[string, Record<string, string>]> = [
+      ['?statuses=OPEN&invoices=direct-1', { 'API-KEY': keys.apiKey }],
+      ['?limit=1', { 'API-KEY': keys.apiKey }],
+      ['?statuses=PAID', { 'API-KEY': keys.apiKey }],
+      ['', { 'API-KEY': keys.apiKey }],
+      ['?statuses=OPEN', {}],
+    ];
+    for (const [query, headers] of cases) {
+      const direct = await answer(`${server.api}/payment${query}`, headers);
+      const routed = await answer(`${server.api}/payment/${query}`, headers);
+      assert.deepEqual(direct, { ...routed, requestId: direct.requestId, rateLimit: direct.rateLimit }, `GET /v2/payment${query}`);
+    }
+  });
+
   test("the payer's view, its 304 and an unknown id", async () => {
     const first = await answer(`${server.api}/checkout/${id}`);
     const etag = first.headers.find(([name]) => name === 'etag')![1];
