@@ -139,7 +139,7 @@ export async function createServices(options: ServiceOptions) {
   const checkout = createCheckoutService({ uow, merchants, registry, clock, events, isSimulated: chains.isSimulated });
   const expirySweep = createExpirySweep({ uow, clock, events, transitions: paymentTransitions });
   const idempotency = createIdempotencyService({ uow, clock });
-  const rateLimiter = createRateLimiter({ uow, clock });
+  const rateLimiter = createRateLimiter({ uow, clock, logger });
   const users = createUserService({ uow, clock });
   const sessions = createSessions({ uow, clock });
   const merchantFeed = createMerchantFeed({ uow, events, now: clock });
@@ -194,6 +194,7 @@ export async function createServices(options: ServiceOptions) {
       for (const follower of followers.values()) follower.close();
       chains.monero?.close();
       await addressPool.close();
+      await rateLimiter.close();
     },
   };
 }
