@@ -3,7 +3,8 @@
  * draft's structured fields) on every limited answer, and `429 rate-limited` with `Retry-After`
  * past the limit.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RateLimitResult } from './rate-limit-result.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { ApiError } from '../http/api-error.ts';
 
@@ -21,10 +22,7 @@ export interface RouteLimit {
 export function rateLimit(limiter: RateLimiter, limit: RouteLimit): RequestHandler {
   if (limit.perMinute === 0) return (_req, _res, next) => next();
   const policy = `"${limit.policy}";q=${limit.perMinute};w=60`;
-  return async (req, res, next) => {
-    // Most answers come from memory: nothing is awaited then, and next() runs in the same turn.
-    const counted = limiter.hit(`${limit.policy}:${limit.bucketOf(req, res)}`, limit.perMinute);
-    const result = counted instanceof Promise ? await counted : counted;
+  const answer = (result: RateLimitResult, res: Response, next: NextFunction): void => {
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `"${limit.policy}";r=${result.remaining};t=${result.resetSeconds}`);
     if (result.allowed) {
@@ -33,5 +31,11 @@ export function rateLimit(limiter: RateLimiter, limit: RouteLimit): RequestHandl
     }
     res.setHeader('Retry-After', String(result.resetSeconds));
     next(new ApiError(429, 'rate-limited', `Too many requests: at most ${limit.perMinute} a minute ${limit.policy === 'merchant' ? 'per API key' : 'per client address'}. Try again in ${result.resetSeconds} s.`));
+  };
+  return (req, res, next) => {
+    // Most answers come from memory: nothing is awaited then, and next() runs in the same turn.
+    const counted = limiter.hit(`${limit.policy}:${limit.bucketOf(req, res)}`, limit.perMinute);
+    if (counted instanceof Promise) counted.then((result) => answer(result, res, next), next);
+    else answer(counted, res, next);
   };
 }
