@@ -124,12 +124,13 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     maxStreamsPerClient: config.sseMaxStreamsPerClient,
   });
   const payments = paymentRoutes(services.payments, services.registry, auth);
-  // The polled GETs go straight to the handlers the routers below run for them (http/direct-gets.ts).
+  // The polled GETs and the create go straight to the handlers the routers below run for them (http/direct-gets.ts).
   app.use(
     directGets([
       { prefix: '/v2/checkout/', handler: chain(everyResponse, checkout.view) },
       { prefix: '/v2/payment/', handler: chain(everyResponse, payments.record) },
       { path: '/v2/payment', handler: chain(everyResponse, payments.list) },
+      { path: '/v2/payment', method: 'POST', handler: chain(everyResponse, payments.create) },
     ]),
   );
   app.use(everyResponse);

@@ -1,6 +1,7 @@
 /**
- * @module The GETs that are polled (a payer's page watching its payment, a merchant's backend
- * polling one) dispatched straight to their handlers, ahead of Express's layer-by-layer matching:
+ * @module The hot routes, the GETs that are polled (a payer's page watching its payment, a
+ * merchant's backend polling one or a list) and the create, dispatched straight to their handlers,
+ * ahead of Express's layer-by-layer matching:
  * the same handler chains the router runs for those paths, found by one prefix test instead of a
  * path match per layer and mounted router. Only the plain form is taken here, `<prefix><id>` with
  * an id of letters, digits and hyphens (or the exact path of a list) and any query string; anything else (HEAD, an encoded or
@@ -10,17 +11,18 @@
 import type { RequestHandler } from 'express';
 
 /**
- * A polled GET and its handler chain, as the router would run it: at `prefix` followed by an id
- * (`req.params.id`), or at exactly `path`.
+ * A hot route and its handler chain, as the router would run it: a GET at `prefix` followed by an
+ * id (`req.params.id`), or a request of `method` (GET unless said) at exactly `path`.
  */
-export type DirectGet = { prefix: string; handler: RequestHandler } | { path: string; handler: RequestHandler };
+export type DirectGet = { prefix: string; handler: RequestHandler } | { path: string; method?: 'GET' | 'POST'; handler: RequestHandler };
 
 const PLAIN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 /** The middleware, first in the app: takes the plain forms of these GETs, passes on everything else. */
 export function directGets(routes: readonly DirectGet[]): RequestHandler {
   return (req, res, next) => {
-    if (req.method !== 'GET') {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'POST') {
       next();
       return;
     }
@@ -29,10 +31,10 @@ export function directGets(routes: readonly DirectGet[]): RequestHandler {
     const path = query === -1 ? url : url.slice(0, query);
     for (const route of routes) {
       if ('path' in route) {
-        if (path !== route.path) continue;
+        if (path !== route.path || method !== (route.method ?? 'GET')) continue;
         req.params = {};
       } else {
-        if (!path.startsWith(route.prefix)) continue;
+        if (method !== 'GET' || !path.startsWith(route.prefix)) continue;
         const id = path.slice(route.prefix.length);
         if (!PLAIN_ID.test(id)) break;
         req.params = { id };

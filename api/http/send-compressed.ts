@@ -16,7 +16,7 @@ const MIN_BYTES = 256;
 export function sendCompressed(req: Request, res: Response, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   res.setHeader('Vary', 'Accept-Encoding');
-  const encoding = bytes.length < MIN_BYTES ? 'identity' : pickEncoding(req.get('Accept-Encoding'), { br: true, gzip: true });
+  const encoding = bytes.length < MIN_BYTES ? 'identity' : pickEncoding(req.headers['accept-encoding'], { br: true, gzip: true });
   if (encoding === 'identity') {
     res.send(bytes);
     return;

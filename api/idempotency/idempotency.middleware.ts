@@ -10,7 +10,7 @@ import type { Logger } from '../shared/logger.ts';
 /** The middleware; requests without the header pass through untouched. */
 export function idempotentPost(idempotency: IdempotencyService, logger: Logger): RequestHandler {
   return async (req, res, next) => {
-    const key = req.get('Idempotency-Key');
+    const key = req.headers['idempotency-key'] as string | undefined;
     if (key === undefined) {
       next();
       return;

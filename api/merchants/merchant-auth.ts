@@ -45,7 +45,7 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
   const authenticate: RequestHandler = async (req, res, next) => {
     // Merchant answers (customers' names and e-mails, balances, and the refusals too) must not sit in any cache.
     res.setHeader('Cache-Control', 'no-store');
-    const key = req.get('API-KEY');
+    const key = req.headers['api-key'] as string | undefined;
     if (!key) {
       next(new ApiError(401, 'missing-api-key', 'Send your API key in the API-KEY header.'));
       return;
@@ -78,7 +78,7 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
   };
 
   const verifySignature: RequestHandler = (req, res, next) => {
-    const signature = req.get('X-HMAC')?.trim();
+    const signature = (req.headers['x-hmac'] as string | undefined)?.trim();
     if (!signature) {
       next(new ApiError(401, 'missing-signature', 'POST requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes, keyed with your secret key.'));
       return;

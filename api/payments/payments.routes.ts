@@ -22,14 +22,17 @@ export interface PaymentRoutes {
   record: RequestHandler;
   /** GET /payment (the filtered list) as one handler. */
   list: RequestHandler;
+  /** POST /payment (a create) as one handler: the signed-JSON guards, then the create. */
+  create: RequestHandler;
 }
 
 /** The payment routes, mounted at /v2/payment. */
 export function paymentRoutes(payments: PaymentService, registry: AssetRegistry, auth: MerchantAuth): PaymentRoutes {
   const router = Router();
-  router.post('/', ...auth.signedJson, async (req, res) => {
+  const create: RequestHandler = async (req, res) => {
     res.json(await payments.create(res.locals.merchant, parseCreatePayment(registry, req.body)));
-  });
+  };
+  router.post('/', ...auth.signedJson, create);
   const list: RequestHandler = async (req, res) => {
     const query = parseOrThrow(ListPaymentsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS));
     sendJsonList(res, await payments.list(res.locals.merchant, query));
@@ -39,5 +42,5 @@ export function paymentRoutes(payments: PaymentService, registry: AssetRegistry,
     sendJsonText(res, await payments.get(res.locals.merchant, req.params.id as string));
   };
   router.get('/:id', ...auth.apiKey, record);
-  return { router, record: chain(...auth.apiKey, record), list: chain(...auth.apiKey, list) };
+  return { router, record: chain(...auth.apiKey, record), list: chain(...auth.apiKey, list), create: chain(...auth.signedJson, create) };
 }

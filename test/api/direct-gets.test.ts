@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { merchantApi, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { merchantApi, sign, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
 // Headers that differ between any two answers.
 const PER_ANSWER = new Set(['x-request-id', 'date', 'ratelimit', 'content-length', 'keep-alive', 'connection']);
 
-async function answer(url: string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { headers });
+async function answer(url: string, headers: Record<string, string> = {}, sent?: string) {
+  const response = await fetch(url, sent === undefined ? { headers } : { method: 'POST', headers, body: sent });
   const body = await response.text();
   const kept = [...response.headers].filter(([name]) => !PER_ANSWER.has(name)).sort(([a], [b]) => a.localeCompare(b));
   return { status: response.status, body, headers: kept, requestId: response.headers.get('x-request-id'), rateLimit: response.headers.get('ratelimit') };
@@ -62,6 +62,39 @@ describe('GETs dispatched directly answer as the router does', () => {
       const direct = await answer(`${server.api}/payment${query}`, headers);
       const routed = await answer(`${server.api}/payment/${query}`, headers);
       assert.deepEqual(direct, { ...routed, requestId: direct.requestId, rateLimit: direct.rateLimit }, `GET /v2/payment${query}`);
+    }
+  });
+
+  test('a create: signed, unsigned, wrongly signed, not JSON, invalid, and an idempotent replay', async () => {
+    const body = (invoice: string) => JSON.stringify({ amount: '0.1', asset: BTC, invoice });
+    const signed = (raw: string, extra: Record<string, string> = {}) => ({ 'API-KEY': keys.apiKey, 'X-HMAC': sign(raw, keys.secretKey), 'Content-Type': 'application/json', ...extra });
+    const invalid = JSON.stringify({ amount: '-1', asset: BTC });
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['unsigned', { 'API-KEY': keys.apiKey, 'Content-Type': 'application/json' }, body('a')],
+      ['wrong signature', { ...signed(body('b')), 'X-HMAC': 'f'.repeat(64) }, body('b')],
+      ['not JSON', signed('{'), '{'],
+      ['invalid', signed(invalid), invalid],
+      ['text/plain', { ...signed(body('c')), 'Content-Type': 'text/plain' }, body('c')],
+    ];
+    for (const [name, headers, raw] of cases) {
+      const direct = await answer(`${server.api}/payment`, headers, raw);
+      const routed = await answer(`${server.api}/payment/`, headers, raw);
+      assert.deepEqual(direct, { ...routed, requestId: direct.requestId, rateLimit: direct.rateLimit }, name);
+      assert.ok(direct.status >= 400, name);
+    }
+    // Made twice, once each way: the same answer but for the payment's own id, address, times and URLs.
+    const made = await answer(`${server.api}/payment`, signed(body('made')), body('made'));
+    const madeRouted = await answer(`${server.api}/payment/`, signed(body('made')), body('made'));
+    assert.equal(made.status, 200);
+    assert.deepEqual(made.headers, madeRouted.headers);
+    assert.deepEqual(Object.keys(JSON.parse(made.body)), Object.keys(JSON.parse(madeRouted.body)));
+    // An idempotent create replays its first answer in either lane (the key covers the path as sent).
+    for (const path of ['/payment', '/payment/']) {
+      const raw = body(`idem${path}`);
+      const first = await answer(`${server.api}${path}`, signed(raw, { 'Idempotency-Key': `idem${path}` }), raw);
+      const replay = await answer(`${server.api}${path}`, signed(raw, { 'Idempotency-Key': `idem${path}` }), raw);
+      assert.equal(first.status, 200);
+      assert.equal(replay.body, first.body, path);
     }
   });
 
