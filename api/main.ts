@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { applyServerTimeouts, createApp, DIST_DIR } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, sqliteFile } from './db/open-database.ts';
@@ -16,7 +17,20 @@ import { systemClock } from './shared/clock.ts';
 import { createLogger } from './shared/logger.ts';
 import { extraMounts } from './mounts.ts';
 
+/**
+ * How far V8 lets the old generation grow past what survived its last full collection before it
+ * collects again, in percent. On a machine with memory to spare V8 allows up to 300 %, and under
+ * load much of what a request allocates is promoted (it outlives two young collections) and dies
+ * there: with about 27 MB live, the service swelled by 90 MB of garbage between full collections
+ * (a peak of 232 MB in bench/memory.ts). At 50 % the heap swings between about 27 and 45 MB, with a
+ * full collection (incremental and mostly concurrent) about once a second at full load, and CPU per
+ * request unchanged within the noise of bench/profile.ts. V8 reads the value at each collection, so
+ * setting it at start is enough; no command-line flag is needed.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
 async function start(): Promise<void> {
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const config = loadConfig();
   // The port is taken before anything is created (a database, keys shown once, a wallet), so a start
   // that cannot listen leaves nothing behind and says only why. Requests that arrive while the rest

@@ -91,7 +91,7 @@ export async function createServices(options: ServiceOptions) {
   // Mail: queued in the transactions of the events it tells of, sent by the mail job (SMTP_URL).
   const refundView = { registry, publicUrl: config.publicUrl, tokens: createClaimTokens(serverKey) };
   const payerMail = createPayerMail({ enabled: config.smtpUrl !== undefined, clock, registry, view: refundView });
-  const mail = config.smtpUrl ? createMailSender({ uow, clock, logger, from: config.smtpFrom, transport: smtpTransport(config.smtpUrl) }) : undefined;
+  const mail = config.smtpUrl ? createMailSender({ uow, clock, logger, from: config.smtpFrom, transport: await smtpTransport(config.smtpUrl) }) : undefined;
   const paymentTransitions = createPaymentTransitions({ registry, publicUrl: config.publicUrl, outbox, mail: payerMail });
   const withdrawalTransitions = createWithdrawalTransitions({ registry, outbox });
 

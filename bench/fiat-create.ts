@@ -12,7 +12,7 @@ import { waitForFullPool } from './pool-fill.ts';
 import { type NodeFlags, startService } from './processes.ts';
 import type { Row } from './report.ts';
 import { demoKeys, prepareDataDir } from './scenario.ts';
-import { createRequests, POOLED_NETWORKS, signedRequest } from './signed-create.ts';
+import { createRequests, DERIVED_NETWORKS, signedRequest } from './signed-create.ts';
 
 const SHAPE: LoadShape & { rounds: number; warmup: LoadShape } = { connections: 10, seconds: 0, amount: 400, rounds: 3, warmup: { connections: 10, seconds: 0, amount: 500 } };
 // Both kinds of create draw on the pools (four of five networks are pooled): sized so no refill runs.
@@ -31,7 +31,7 @@ export async function fiatCreateRow(nodeFlags: NodeFlags, log: (message: string)
   const { dataDir } = await prepareDataDir(port, 0);
   const service = await startService(dataDir, port, POOL_SIZE, nodeFlags, rateEnv(sources));
   try {
-    await waitForFullPool(dataDir, POOLED_NETWORKS, POOL_SIZE, 180_000);
+    await waitForFullPool(dataDir, DERIVED_NETWORKS, POOL_SIZE, 180_000);
     const keys = demoKeys(dataDir);
     const assetPriced = createRequests(keys, keys.shopUrl);
     // The same bodies with `price` (19.99 USD) in place of `amount`.

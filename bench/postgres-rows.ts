@@ -17,7 +17,7 @@ import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, type NodeFlags, startService } from './processes.ts';
 import type { Row } from './report.ts';
 import { prepareRows, type RowKey, type RowSpec } from './scenario.ts';
-import { POOLED_NETWORKS } from './signed-create.ts';
+import { DERIVED_NETWORKS } from './signed-create.ts';
 
 type Shape = LoadShape & { rounds: number; warmup: LoadShape };
 
@@ -73,7 +73,7 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
     const poolSize = options.poolSize + 4_000;
     const first = await startService(dataDir, port, poolSize, options.nodeFlags, env);
     running.push(first);
-    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, poolSize, 300_000, databaseUrl);
+    const waited = await waitForFullPool(dataDir, DERIVED_NETWORKS, poolSize, 300_000, databaseUrl);
     log(`bench: PostgreSQL address pool full after ${waited.toFixed(1)} s`);
     const { rows: specs } = await prepareRows(first, dataDir);
 

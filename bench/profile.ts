@@ -17,7 +17,7 @@ import { waitForFullPool } from './pool-fill.ts';
 import { startReference, startService } from './processes.ts';
 import { LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowKey } from './scenario.ts';
 import { seedPayments } from './seed.ts';
-import { POOLED_NETWORKS } from './signed-create.ts';
+import { DERIVED_NETWORKS } from './signed-create.ts';
 
 const ROWS = ['create', 'payment', 'checkout', 'checkout-304', 'list', 'list-large'] as const;
 const [rowArg, secondsArg, dirArg] = process.argv.slice(2);
@@ -41,7 +41,7 @@ try {
   if (row === 'list-large') await seedPayments(dataDir, LARGE_TABLE);
   const service = await startService(dataDir, port, poolSize, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
   try {
-    if (poolSize > 0) await waitForFullPool(dataDir, POOLED_NETWORKS, poolSize, 180_000);
+    if (poolSize > 0) await waitForFullPool(dataDir, DERIVED_NETWORKS, poolSize, 180_000);
     const spec = row === 'list-large' ? (await listRow(service, dataDir)).spec : (await prepareRows(service, dataDir)).rows[row as RowKey];
     const shape = row === 'create' ? { connections: 10, seconds: 0, amount: CREATES } : { connections: 10, seconds };
     const result = await loadOnce(service, spec.path, spec, shape);

@@ -7,53 +7,29 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/helpers/server-process.ts';
-import { compare, type Comparison, type LoadShape } from './load.ts';
+import { compare, type Comparison } from './load.ts';
 import { LOCALES } from '../widget/i18n/locales.ts';
 import { BUDGET_BYTES, DASHBOARD_BUDGET_BYTES, dashboardWeight, heaviestWeights } from './page-weight.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, peakRss, startReference, startService } from './processes.ts';
 import { formatResults, type Row } from './report.ts';
-import { demoKeys, LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, SMALL_TABLE } from './scenario.ts';
+import { demoKeys, LARGE_TABLE, listRow, prepareDataDir, prepareRows, type RowSpec, setReference, SMALL_TABLE } from './scenario.ts';
 import { seedPayments } from './seed.ts';
 import { blockScanTable } from './block-scan.ts';
 import { moneroScanTable } from './monero-scan.ts';
 import { listScaleTable, measureListScale } from './list-scale.ts';
 import { boundsTable, measureBounds } from './bounds.ts';
 import { postgresRows } from './postgres-rows.ts';
-import { createRequests, POOLED_NETWORKS } from './signed-create.ts';
+import { createRequests, DERIVED_NETWORKS } from './signed-create.ts';
 import { fiatCreateRow } from './fiat-create.ts';
+import { BENCH_POOL_SIZE, CONNECTIONS, CREATE_SHAPE, CREATE_WARMUP, CREATES_PER_ROUND, READ_SHAPE, type Shape } from './run-settings.ts';
 
-type Shape = LoadShape & { rounds: number; warmup: LoadShape };
-
-const CONNECTIONS = 10;
-const ROUNDS = 5;
-const READ_SHAPE: Shape = { connections: CONNECTIONS, seconds: 2, rounds: ROUNDS, warmup: { connections: CONNECTIONS, seconds: 1 } };
-const CREATES_PER_ROUND = 600;
-// Creates run the longest code path: both servers get 1,500 before the first measured round, so
-// the rounds compare code that V8 has finished optimising (after 300, the reference still took
-// almost twice its settled CPU per request, which flattered the ratio).
-const CREATE_WARMUP = 1_500;
-const CREATE_SHAPE: Shape = { connections: CONNECTIONS, seconds: 0, amount: CREATES_PER_ROUND, rounds: ROUNDS, warmup: { connections: CONNECTIONS, seconds: 0, amount: CREATE_WARMUP } };
-// Creates cycle through five networks, four of which claim pooled addresses. The pool refills once
-// a quarter of a network's addresses are gone, so it is sized to stay above three quarters for the
-// whole run: no key derivation competes with the measurement.
-const CREATES_PER_POOLED_NETWORK = Math.ceil((CREATE_SHAPE.rounds * CREATES_PER_ROUND + CREATE_SHAPE.warmup.amount! + 10) / 5);
-const POOL_SIZE = 4 * CREATES_PER_POOLED_NETWORK + 100;
+const POOL_SIZE = BENCH_POOL_SIZE;
 /** ADDRESS_POOL_SIZE when it is not set. */
 const DEFAULT_POOL_SIZE = 10_000;
 
 function log(message: string): void {
   process.stdout.write(`${message}\n`);
-}
-
-/** Tells the reference what to answer on /r/<key>. */
-async function setReference(reference: BenchProcess, key: string, spec: RowSpec): Promise<void> {
-  const set = await fetch(`${reference.url}/__doc/${key}`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ status: spec.referenceStatus, body: spec.referenceBody }),
-  });
-  if (set.status !== 204) throw new Error(`could not set the reference document of ${key}: ${set.status}`);
 }
 
 async function measure(label: string, key: string, service: BenchProcess, reference: BenchProcess, spec: RowSpec, shape: Shape): Promise<Comparison> {
@@ -113,7 +89,7 @@ async function main(): Promise<void> {
     running.push(reference);
     let service = await startService(dataDir, port, POOL_SIZE, nodeFlags);
     running.push(service);
-    const waited = await waitForFullPool(dataDir, POOLED_NETWORKS, POOL_SIZE, 180_000);
+    const waited = await waitForFullPool(dataDir, DERIVED_NETWORKS, POOL_SIZE, 180_000);
     log(`bench: address pool full after ${waited.toFixed(1)} s`);
     const { rows: specs, paymentId, listMatches } = await prepareRows(service, dataDir);
 
@@ -174,7 +150,7 @@ async function main(): Promise<void> {
       scale: { small: listSmall, large: listLarge, matches: listMatches },
       peakRss: { bytes: Math.max(peakFirst, peakSecond), first: peakFirst, second: peakSecond },
       weights: { widget, hosted, budget: BUDGET_BYTES, dashboard, dashboardBudget: DASHBOARD_BUDGET_BYTES },
-      settings: { connections: CONNECTIONS, rounds: ROUNDS, readSeconds: READ_SHAPE.seconds, readWarmupSeconds: READ_SHAPE.warmup.seconds, createsPerRound: CREATES_PER_ROUND, createWarmup: CREATE_WARMUP, poolSize: POOL_SIZE },
+      settings: { connections: CONNECTIONS, rounds: READ_SHAPE.rounds, readSeconds: READ_SHAPE.seconds, readWarmupSeconds: READ_SHAPE.warmup.seconds, createsPerRound: CREATES_PER_ROUND, createWarmup: CREATE_WARMUP, poolSize: POOL_SIZE },
       elapsedSeconds: (performance.now() - started) / 1000,
     });
     log(`\n${report.table}`);

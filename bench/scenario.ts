@@ -42,6 +42,16 @@ export async function prepareDataDir(port: number, seed = SMALL_TABLE): Promise<
   return { dataDir, seeded: seed > 0 ? await seedPayments(dataDir, seed) : undefined };
 }
 
+/** Tells the reference what to answer on /r/<key>. */
+export async function setReference(reference: BenchProcess, key: string, spec: RowSpec): Promise<void> {
+  const set = await fetch(`${reference.url}/__doc/${key}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status: spec.referenceStatus, body: spec.referenceBody }),
+  });
+  if (set.status !== 204) throw new Error(`could not set the reference document of ${key}: ${set.status}`);
+}
+
 async function json(url: string, init?: RequestInit): Promise<{ status: number; body: unknown; headers: Headers }> {
   const response = await fetch(url, init);
   const text = await response.text();

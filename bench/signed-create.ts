@@ -13,6 +13,14 @@ export const CREATE_ASSETS = [
 /** Networks whose receiving addresses come from the pool (XRP shares one address and tags it). */
 export const POOLED_NETWORKS = ['bitcoin', 'litecoin', 'ethereum', 'tron'] as const;
 
+/**
+ * Every network whose pool the service fills: the pooled ones and Monero (simulated, derived from
+ * its key like the others), which the creates never use but the derivation worker fills all the
+ * same. Rows start once all are full, so no derivation competes with a measurement for the CPU
+ * (a read row once ran beside the worker's last 3,708 Monero addresses) or adds to its memory.
+ */
+export const DERIVED_NETWORKS = [...POOLED_NETWORKS, 'monero'] as const;
+
 /** The headers and body of a signed POST. */
 export function signedRequest(apiKey: string, secretKey: string, body: string): { body: string; headers: Record<string, string> } {
   return {

@@ -1,12 +1,13 @@
 /**
  * @module Wires the demo store: the demo merchant's keys from DATA_DIR/demo-merchant.json, a
- * typed client that calls the service over HTTP at its own public URL, the payer simulator, and
- * the routes.
+ * typed client that calls the service over HTTP at its own public URL (through node:http, see
+ * http-fetch.ts), the payer simulator, and the routes.
  */
 import type { Router } from 'express';
 import { type DemoMerchant, readDemoMerchant } from '../api/merchants/demo-merchant.ts';
 import { MerchantClient } from '../client/index.ts';
 import { createDemoStore } from './demo-store.ts';
+import { httpFetch } from './http-fetch.ts';
 import { StoreError } from './store-error.ts';
 import { demoRoutes } from './demo.routes.ts';
 import { createPayerSimulator } from './payer-simulator.ts';
@@ -51,7 +52,7 @@ export function createDemoRouter(options: DemoStoreOptions): Router {
     if (!demo) {
       throw new StoreError(503, 'Store not set up', 'There is no demo-merchant.json in DATA_DIR yet. `npm start` writes it on an empty DATA_DIR.');
     }
-    keys = { client: new MerchantClient({ baseUrl: options.publicUrl, apiKey: demo.apiKey, secretKey: demo.secretKey }), storeName: demo.merchant.name, merchantId: demo.merchant.id };
+    keys = { client: new MerchantClient({ baseUrl: options.publicUrl, apiKey: demo.apiKey, secretKey: demo.secretKey, fetch: httpFetch }), storeName: demo.merchant.name, merchantId: demo.merchant.id };
     return keys;
   }
 

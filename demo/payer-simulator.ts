@@ -4,6 +4,7 @@
  * SIMULATOR on), paced so a person can watch the payment go from waiting to confirming to complete.
  */
 import type { Payment } from '../client/index.ts';
+import { httpFetch } from './http-fetch.ts';
 
 /** What the simulation started. */
 export interface SimulatedPayment {
@@ -25,7 +26,7 @@ export function createPayerSimulator(options: { apiBase: string; blockIntervalMs
   const { apiBase, blockIntervalMs, onBackgroundError } = options;
 
   async function post(path: string, body: object): Promise<Record<string, unknown>> {
-    const response = await fetch(`${apiBase}${path}`, {
+    const response = await httpFetch(`${apiBase}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(body),

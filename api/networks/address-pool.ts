@@ -4,7 +4,7 @@
  * empty pool falls back to deriving one address inline. Tagged networks share one address and
  * hand out a new destination tag per payment.
  */
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { AddressStore } from './address.store.ts';
@@ -21,15 +21,27 @@ export interface ReceivingAddress {
 const BATCH = 100;
 
 /**
+ * The derivation worker's heap. V8's defaults size a worker like a main thread (16 MB semi-spaces,
+ * an old generation allowed to grow to four times what is live), which made it the largest single
+ * part of the service's peak memory, for work that keeps almost nothing: each batch's points and
+ * hashes die young. A 2 MB young generation derives as fast (measured: 3,708 addresses on each of
+ * four networks in 5.5 s either way) and the worker then adds 21 MB to the process instead of 36.
+ * The old-generation cap is far above what it holds (its modules and one batch, about 10 MB); past
+ * it the worker fails, the refill reports it and the next refill starts a new worker.
+ */
+export const DERIVE_WORKER_LIMITS: Readonly<ResourceLimits> = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 };
+
+/**
  * Starts the derivation worker. Compiled (dist/server), its file is JavaScript beside this one;
  * run from source under tsx (the tests), it is TypeScript, so the worker registers tsx first.
  */
-function startDeriveWorker(): Worker {
-  if (!new URL(import.meta.url).pathname.endsWith('.ts')) return new Worker(new URL('./derive-worker.js', import.meta.url));
+export function startDeriveWorker(): Worker {
+  const resourceLimits = { ...DERIVE_WORKER_LIMITS };
+  if (!new URL(import.meta.url).pathname.endsWith('.ts')) return new Worker(new URL('./derive-worker.js', import.meta.url), { resourceLimits });
   const workerUrl = new URL('./derive-worker.ts', import.meta.url).href;
   const tsxApiUrl = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsxApiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, resourceLimits });
 }
 
 /** The address at a derivation index of a network whose addresses come from elsewhere than its xpub (Monero's wallet). */
