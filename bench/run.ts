@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     log(`\n${blocks}`);
     // Every list filter at 1,000 and at 1,000,000 payments (contract section 15: at most 1.5×).
     const scale = await measureListScale(1_000_000, log);
-    const lists = listScaleTable(scale.rows, scale.large);
+    const lists = listScaleTable(scale.rows);
     log(`\n${lists}`);
     fs.writeFileSync(
       path.join(import.meta.dirname, 'results.md'),

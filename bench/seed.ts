@@ -5,7 +5,7 @@
  * Rows are written with the payment store's column layout, through better-sqlite3 directly (the
  * service's store is async and per statement; a bulk load wants one synchronous transaction). Seeded payment `n` always gets the same asset,
  * amount, status and invoice (`order-<n>`), so a database seeded to 100k holds the 1k one's rows
- * unchanged and a filtered lookup matches the same payments at both sizes. Everything seeded is
+ * unchanged and a filtered lookup matches the same payments at both sizes. By default everything seeded is
  * history (created 1 to 70 days ago): COMPLETE with one confirmed transaction, or EXPIRED, some
  * after a partial payment. Receiving addresses are real, checksummed addresses of each network
  * encoded from random key hashes (deriving 100k HD keys would take minutes), registered in the
@@ -78,6 +78,18 @@ function keyHashAddress(network: string): string {
   }
 }
 
+/**
+ * Which statuses the seeded payments take. `settled` (the default, the main bench's) is history:
+ * COMPLETE or EXPIRED, OPEN nowhere. The other two model a burst of creates (a sale, or a leaked
+ * key at the rate limit) that nobody paid: 75% of the payments are OPEN, `open-unexpired` ones
+ * created in the last hour with a day to run, `open-past-expiry` ones whose hour ran out 1 to 7
+ * hours ago and that the expiry sweep has not marked (a service stopped meanwhile). The other 25%
+ * are the settled history's own payments, unchanged: enough that at 1,000 a third page of
+ * EXPIRED ones is full, as at the large size (with 10%, the small page was empty, the large
+ * one rendered 20 records, and the two sizes compared unlike work).
+ */
+export type SeedMix = 'settled' | 'open-unexpired' | 'open-past-expiry';
+
 /** What a seeding run did. */
 export interface SeedResult {
   inserted: number;
@@ -85,11 +97,22 @@ export interface SeedResult {
   ms: number;
 }
 
+const HOUR_MS = 3_600_000;
+
+// When an OPEN payment of a mix was created and how long it runs; undefined: a settled one (25%).
+function openPayment(mix: Exclude<SeedMix, 'settled'>, random: () => number, now: number): { createdAt: number; timeout: number } | undefined {
+  if (random() >= 0.75) return undefined;
+  return mix === 'open-unexpired'
+    ? { createdAt: now - Math.floor(random() * HOUR_MS), timeout: 86_400 }
+    : { createdAt: now - 2 * HOUR_MS - Math.floor(random() * 6 * HOUR_MS), timeout: 3600 };
+}
+
 /**
  * Adds seeded payments for the demo merchant in DATA_DIR until the payments table holds
- * `targetTotal` rows (payments made through the API count too). The service must be stopped.
+ * `targetTotal` rows (payments made through the API count too), with statuses as `mix` says. The
+ * service must be stopped.
  */
-export async function seedPayments(dataDir: string, targetTotal: number): Promise<SeedResult> {
+export async function seedPayments(dataDir: string, targetTotal: number, mix: SeedMix = 'settled'): Promise<SeedResult> {
   const started = performance.now();
   const demo = readDemoMerchant(dataDir);
   if (!demo) throw new Error(`no demo merchant in ${dataDir}: start the service there once first`);
@@ -147,9 +170,12 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
         const network = registry.network(asset.network);
         const whole = asset.decimals === 8 ? 0.0001 + random() * 0.5 : 5 + random() * 495;
         const amount = formatAmount(whole.toFixed(asset.decimals), asset.decimals);
-        const createdAt = now - DAY_MS - Math.floor(random() * 69 * DAY_MS);
+        const settledAt = now - DAY_MS - Math.floor(random() * 69 * DAY_MS);
         const roll = random();
-        const status = roll < 0.7 ? 'COMPLETE' : 'EXPIRED';
+        // The mix draws from a generator of its own: the settled history's draws stay as they were.
+        const open = mix === 'settled' ? undefined : openPayment(mix, prng(n * 40503 + 7), now);
+        const createdAt = open?.createdAt ?? settledAt;
+        const status = open ? 'OPEN' : roll < 0.7 ? 'COMPLETE' : 'EXPIRED';
         const partial = status === 'EXPIRED' && roll > 0.95;
 
         let addressTo: string;
@@ -177,15 +203,15 @@ export async function seedPayments(dataDir: string, targetTotal: number): Promis
           addressTo,
           destTag,
           confirmsNeeded: network.confirmationsNeeded,
-          timeout: 3600,
+          timeout: open?.timeout ?? 3600,
           tolerancePercent: '0',
-          expiresAt: createdAt + 3_600_000,
+          expiresAt: createdAt + (open?.timeout ?? 3600) * 1000,
           checkoutUrl: `${demo.merchant.siteUrl ?? 'https://shop.example'}/orders/${n}`,
           status,
           customer: { id: 1 + (n % 5000), name: `Customer ${1 + (n % 5000)}`, email: `customer${1 + (n % 5000)}@example.com` },
           invoice: `order-${n}`,
           createdAt,
-          updatedAt: createdAt + 600_000,
+          updatedAt: open ? createdAt : createdAt + 600_000,
           price: null,
           rate: null,
         };

@@ -55,9 +55,10 @@ const IDENTITY_COLUMNS: Array<[string, string]> = [
   ['webhook_deliveries', 'seq'],
 ];
 const BATCH = 500;
-/** Triggers that keep derived rows (status counts, payment versions) and are off while copying. */
+/** Triggers that keep derived rows (status counts, OPEN payments per minute of expiry, payment versions) and are off while copying. */
 const BULK_TRIGGERS: Array<[string, string]> = [
   ['payments', 'payment_counts_on_insert_delete'],
+  ['payments', 'open_expiries_on_insert'],
   ['payment_transactions', 'payments_version_on_transaction_change'],
 ];
 
@@ -128,6 +129,11 @@ export async function importSqlite(source: BetterSqlite3.Database, target: Datab
     }
     await tx.run('DELETE FROM payment_status_counts');
     await tx.run('INSERT INTO payment_status_counts (merchant_id, status, slot, n) SELECT merchant_id, status, 0, COUNT(*) FROM payments GROUP BY merchant_id, status');
+    // The OPEN payments per minute of expiry, each in the slot its id picks (as the trigger counts it).
+    await tx.run('DELETE FROM open_payment_expiries');
+    await tx.run(`INSERT INTO open_payment_expiries (merchant_id, minute, slot, n)
+      SELECT merchant_id, expires_at / 60000, ascii(right(id, 1)) % 8, COUNT(*) FROM payments WHERE status = 'OPEN'
+      GROUP BY merchant_id, expires_at / 60000, ascii(right(id, 1)) % 8`);
     for (const [table, trigger] of BULK_TRIGGERS) await tx.run(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
     for (const [table, column] of IDENTITY_COLUMNS) {
       await tx.get(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), COALESCE((SELECT MAX(${column}) FROM ${table}), 0) + 1, false)`);

@@ -20,6 +20,7 @@ import { migrationFiles } from './migrations.ts';
 const dialect: Dialect = {
   name: 'postgres',
   inJsonList: (expression, param) => `${expression} = ANY(ARRAY(SELECT json_array_elements_text(CAST(${param} AS json))))`,
+  indexedBy: () => '',
   forUpdate: ' FOR UPDATE',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
 };

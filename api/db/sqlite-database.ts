@@ -31,6 +31,7 @@ const STATEMENTS_KEPT = 500;
 const dialect: Dialect = {
   name: 'sqlite',
   inJsonList: (expression, param) => `${expression} IN (SELECT value FROM json_each(${param}))`,
+  indexedBy: (index: string) => ` INDEXED BY ${index}`,
   forUpdate: '',
   skipLocked: '',
 };

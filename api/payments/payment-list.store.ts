@@ -10,7 +10,17 @@ import type { PaymentStatus } from './payment-status.ts';
  * `readsExpired` in SQL (payment-status.ts, the rule's home): a stored OPEN payment whose expiry has
  * come (`@now` at or past `expires_at`) reads as EXPIRED until the sweep stores it so.
  */
-export const OPEN_PAST_EXPIRY = "(status = 'OPEN' AND expires_at <= @now)";
+export const OPEN_PAST_EXPIRY = openPastExpiry('status', 'expires_at');
+
+function openPastExpiry(status: string, expiresAt: string): string {
+  return `(${status} = 'OPEN' AND ${expiresAt} <= @now)`;
+}
+
+// The status and expiry columns as expressions no index serves: beside a filter that names its
+// rows (ids, invoices, transaction ids, a search), the status rule is checked on those rows only,
+// and the planner cannot prefer a walk of every OPEN payment (or of every one past its expiry).
+const UNINDEXED_STATUS = "(status || '')";
+const UNINDEXED_EXPIRES_AT = '(expires_at + 0)';
 
 /** Filters of a payment list; arrays are OR-ed within a filter and filters AND-ed together. */
 export interface PaymentFilters {
@@ -36,8 +46,8 @@ function filterSql(dialect: Dialect) {
     invoices: dialect.inJsonList('invoice', '@invoices'),
     txnIds: `id IN (SELECT payment_id FROM payment_transactions WHERE ${dialect.inJsonList('txn_id', '@txnIds')} AND dropped_at IS NULL)`,
     // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
-    statuses: `((${dialect.inJsonList('status', '@statuses')} AND NOT ${OPEN_PAST_EXPIRY})
-      OR (${OPEN_PAST_EXPIRY} AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
+    statuses: `((${dialect.inJsonList(UNINDEXED_STATUS, '@statuses')} AND NOT ${openPastExpiry(UNINDEXED_STATUS, UNINDEXED_EXPIRES_AT)})
+      OR (${openPastExpiry(UNINDEXED_STATUS, UNINDEXED_EXPIRES_AT)} AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
     // Each alternative is an index lookup (primary key, invoice, address, transaction id).
     search: `(id = @searchId OR invoice = @search OR address_to = @search
       OR id IN (SELECT payment_id FROM payment_transactions WHERE txn_id = @search AND dropped_at IS NULL))`,
@@ -64,15 +74,65 @@ function filterParams(merchantId: string, filters: PaymentFilters, used: FilterN
 // themselves, however long the merchant's history: a page or a count walks only what they name.
 const SELECTIVE: FilterName[] = ['ids', 'invoices', 'txnIds', 'search'];
 
+// One part of a page filtered by status alone: the newest rows of one condition, walked on one
+// index, run only while `gate` holds (a condition on parameters alone). The gate sits in the
+// LIMIT, which both databases evaluate once before the walk, and a LIMIT of 0 walks nothing; in the
+// WHERE clause SQLite would check it on every row of a walk it does anyway.
+interface StatusPart {
+  condition: string;
+  index: string;
+  gate?: string;
+  /** Read whole from the index, then sorted: ordered by an expression, so that PostgreSQL too reads the range instead of walking another index in order. */
+  sorted?: boolean;
+}
+
+// OPEN payments split by expiry: those still running read OPEN, those past it read EXPIRED. Either
+// side can be most of a merchant's history (a burst of creates nobody paid; a service stopped while
+// they ran out), and no one index serves "newest first among those past expiry". Each side is read
+// one of two ways, chosen by a probe of at most PROBE_SLACK + window entries of the expiry index:
+// when the side is that small, all of it from the expiry index, sorted; otherwise the newest OPEN
+// rows in order of the status index, skipping those of the other side, which are then the few (or
+// older: a payment expires after it is created, so the newest OPEN rows are the running ones).
+const PROBE_SLACK = 200;
+// The complement of OPEN_PAST_EXPIRY among OPEN payments, written as a range of the expiry index.
+const OPEN_RUNNING = "(status = 'OPEN' AND expires_at > @now)";
+
+function openParts(dialect: Dialect, condition: string): StatusPart[] {
+  const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM payments${dialect.indexedBy('payments_open_by_expiry')}
+    WHERE merchant_id = @merchantId AND ${condition} LIMIT @probe) AS probe) < @probe`;
+  return [
+    { condition, index: 'payments_open_by_expiry', gate: few, sorted: true },
+    { condition, index: 'payments_by_status', gate: `NOT ${few}` },
+  ];
+}
+
 // A stored status's rows, newest first, as the status filter reports them: an OPEN payment past its
-// expiry reads as EXPIRED (the sweep stores that within a second, so such rows are few).
-const STATUS_PARTS: Record<PaymentStatus, string[]> = {
-  OPEN: [`NOT ${OPEN_PAST_EXPIRY} AND status = 'OPEN'`],
-  CONFIRMING: ["status = 'CONFIRMING'"],
-  COMPLETE: ["status = 'COMPLETE'"],
-  EXPIRED: ["status = 'EXPIRED'", OPEN_PAST_EXPIRY],
-};
+// expiry reads as EXPIRED.
+function statusParts(dialect: Dialect, status: PaymentStatus): StatusPart[] {
+  switch (status) {
+    case 'OPEN':
+      return openParts(dialect, OPEN_RUNNING);
+    case 'EXPIRED':
+      return [{ condition: "status = 'EXPIRED'", index: 'payments_by_status' }, ...openParts(dialect, OPEN_PAST_EXPIRY)];
+    default:
+      return [{ condition: `status = '${status}'`, index: 'payments_by_status' }];
+  }
+}
 const STATUS_ORDER: PaymentStatus[] = ['OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+
+/**
+ * How many OPEN payments of the merchant are past their expiry, as SQL: the minutes of expiry
+ * before the current one from the counts kept per minute (open_payment_expiries: only minutes
+ * holding unswept payments have a row), the current minute's on the expiry index. Neither grows
+ * with the number of OPEN payments: at most a row per past minute still holding unswept payments,
+ * and the payments expiring in one minute.
+ */
+function unsweptSql(dialect: Dialect): string {
+  return `((SELECT COALESCE(SUM(n), 0) FROM open_payment_expiries WHERE merchant_id = @merchantId AND minute < @expiryMinute)
+    + (SELECT COUNT(*) FROM payments${dialect.indexedBy('payments_open_by_expiry')}
+        WHERE merchant_id = @merchantId AND status = 'OPEN' AND expires_at >= @minuteStart AND expires_at <= @now))`;
+}
+const MINUTE_MS = 60_000;
 
 // The SQL of a count or a page, built once per dialect, filter set and limit (and, for a list
 // filtered by status alone, per set of statuses).
@@ -81,7 +141,7 @@ function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], l
   const key = `${dialect.name}|${kind}|${used.join(',')}|${limit}|${byStatusAlone ? statuses.join(',') : ''}`;
   let text = queryTexts.get(key);
   if (text === undefined) {
-    text = byStatusAlone || used.length === 0 ? unboundedListSql(kind, statuses, used.length === 0, limit) : boundedListSql(dialect, kind, used, limit);
+    text = byStatusAlone || used.length === 0 ? unboundedListSql(dialect, kind, statuses, used.length === 0, limit) : boundedListSql(dialect, kind, used, limit);
     queryTexts.set(key, text);
   }
   return text;
@@ -90,36 +150,42 @@ function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], l
 // Filtered by ids, invoices or transaction ids: those name the rows, whatever else is asked.
 function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit: number): string {
   const filters = filterSql(dialect);
-  const where = ['merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
+  // Ids and transaction ids name rows by primary key: the merchant is then checked on those rows,
+  // as an expression no index serves, or SQLite (without statistics) may walk every row of the
+  // merchant in one of its indexes instead. Invoices and a search look up within the merchant.
+  const byKey = used.includes('ids') || used.includes('txnIds');
+  const where = [byKey ? "(merchant_id || '') = @merchantId" : 'merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
   // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
   // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as
-  // with a bound parameter.
+  // with a bound parameter. The named rows are few, so they are sorted: ordered by the bare
+  // column, SQLite may prefer walking the merchant's whole history in index order to skip the sort.
   return kind === 'count'
     ? `SELECT COUNT(*) AS total FROM payments WHERE ${where}`
-    : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+    : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY (created_at + 0) DESC, id DESC LIMIT ${limit} OFFSET @offset`;
 }
 
 // No filter, or statuses alone: the history can be any size, so nothing may walk it. The total is
-// the sum of the counts kept per status (payment_status_counts), corrected by the few OPEN
-// payments past expiry not yet swept. A page merges, per status, the newest offset + limit rows
-// of the (merchant, status, created_at) index: the cost of page n does not depend on the history.
-function unboundedListSql(kind: 'count' | 'page', statuses: readonly PaymentStatus[], all: boolean, limit: number): string {
+// the sum of the counts kept per status (payment_status_counts), corrected by the OPEN payments
+// past expiry not yet swept (unsweptSql). A page merges, per status, the newest offset + limit
+// rows of that status (statusParts): the cost of page n does not depend on the history.
+function unboundedListSql(dialect: Dialect, kind: 'count' | 'page', statuses: readonly PaymentStatus[], all: boolean, limit: number): string {
   const wanted = all ? STATUS_ORDER : STATUS_ORDER.filter((s) => statuses.includes(s));
   if (kind === 'count') {
     const stored = wanted.map((s) => `'${s}'`).join(', ');
     const sum = `(SELECT COALESCE(SUM(n), 0) FROM payment_status_counts WHERE merchant_id = @merchantId AND status IN (${stored}))`;
-    const unswept = `(SELECT COUNT(*) FROM payments WHERE merchant_id = @merchantId AND ${OPEN_PAST_EXPIRY})`;
+    const unswept = unsweptSql(dialect);
     // Stored OPEN counts them, but they read as EXPIRED.
     const correction = wanted.includes('OPEN') === wanted.includes('EXPIRED') ? '' : wanted.includes('OPEN') ? ` - ${unswept}` : ` + ${unswept}`;
     return `SELECT ${sum}${correction} AS total`;
   }
   if (all) return `SELECT id, version, status, expires_at FROM payments WHERE merchant_id = @merchantId ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
-  const parts = wanted.flatMap((s) => STATUS_PARTS[s]);
+  const parts = wanted.flatMap((s) => statusParts(dialect, s));
   const union = parts
     .map(
-      (condition, i) =>
-        `SELECT * FROM (SELECT id, version, status, expires_at, created_at FROM payments WHERE merchant_id = @merchantId AND ${condition}
-          ORDER BY created_at DESC, id DESC LIMIT @window) AS part${i}`,
+      ({ condition, index, gate, sorted }, i) =>
+        `SELECT * FROM (SELECT id, version, status, expires_at, created_at FROM payments${dialect.indexedBy(index)}
+          WHERE merchant_id = @merchantId AND ${condition}
+          ORDER BY ${sorted ? '(created_at + 0)' : 'created_at'} DESC, id DESC LIMIT ${gate ? `CASE WHEN ${gate} THEN @window ELSE 0 END` : '@window'}) AS part${i}`,
     )
     .join(' UNION ALL ');
   return `SELECT id, version, status, expires_at FROM (${union}) AS merged ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
@@ -133,18 +199,20 @@ export function planPage(dialect: Dialect, merchantId: string, filters: PaymentF
   const text = listSql(dialect, 'page', used, limit, filters.statuses ?? []);
   const params: Record<string, unknown> = { ...filterParams(merchantId, filters, used, now), offset };
   if (text.includes('@window')) params.window = offset + limit;
-  return { text, params: onlyUsed(text, params) };
+  if (text.includes('@probe')) params.probe = offset + limit + PROBE_SLACK;
+  return { text, params: onlyUsed(text, { ...params, now }) };
 }
 
 /** The SQL and parameters of the number of a merchant's matching payments. */
 export function planCount(dialect: Dialect, merchantId: string, filters: PaymentFilters, now: number): PlannedQuery {
   const used = FILTER_NAMES.filter((name) => filters[name] !== undefined);
   const text = listSql(dialect, 'count', used, 0, filters.statuses ?? []);
-  return { text, params: onlyUsed(text, { ...filterParams(merchantId, filters, used, now), now }) };
+  const expiryMinute = Math.floor(now / MINUTE_MS);
+  return { text, params: onlyUsed(text, { ...filterParams(merchantId, filters, used, now), now, expiryMinute, minuteStart: expiryMinute * MINUTE_MS }) };
 }
 
 // Named parameters the text does not name are refused by the drivers: keep only the named ones.
 function onlyUsed(text: string, params: Record<string, unknown>): Record<string, unknown> {
-  for (const name of ['now', 'statuses']) if (!text.includes(`@${name}`)) delete params[name];
+  for (const name of ['now', 'statuses', 'expiryMinute', 'minuteStart']) if (!text.includes(`@${name}`)) delete params[name];
   return params;
 }
