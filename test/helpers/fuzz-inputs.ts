@@ -351,6 +351,7 @@ export const TABLE_KEYS: Readonly<Record<string, string>> = {
   job_leases: 'name',
   merchant_previous_keys: 'api_key_hash',
   payment_status_counts: 'merchant_id, status, slot',
+  open_payment_expiries: 'merchant_id, minute, slot',
   webhook_endpoints: 'id',
   webhook_events: 'id',
   webhook_deliveries: 'seq',
