@@ -64,7 +64,7 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
   };
   // Counted per API key, once the key is known to be valid (an unknown key is refused before it costs a count).
   const limited = rateLimit(guards.rateLimiter, { policy: 'merchant', perMinute: guards.perMinute, bucketOf: (_req, res) => res.locals.apiKeyHash });
-  const apiKey: RequestHandler[] = [chain(authenticate, limited)];
+  const apiKeyGuard = chain(authenticate, limited);
 
   // The secret as a key object, made once per remembered credentials rather than on every POST.
   const signingKeys = new WeakMap<MerchantCredentials, KeyObject>();
@@ -101,14 +101,14 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
 
   return {
     /** Requires a valid API-KEY (every merchant endpoint), counted against the merchant rate limit. */
-    apiKey,
+    apiKey: [apiKeyGuard] as RequestHandler[],
     /**
      * For POSTs: API key and rate limit, JSON content type, size limit, signature over the raw bytes,
      * the Idempotency-Key (if sent), then parsing.
      */
-    signedJson: [chain(authenticate, limited, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody)] as RequestHandler[],
+    signedJson: [chain(apiKeyGuard, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody)] as RequestHandler[],
     /** For requests whose body is not read (a DELETE, a redelivery): API key, rate limit and X-HMAC over the bytes sent, usually none. */
-    signed: [chain(authenticate, limited, readRawBody, verifySignature)] as RequestHandler[],
+    signed: [chain(apiKeyGuard, readRawBody, verifySignature)] as RequestHandler[],
   };
 }
 
