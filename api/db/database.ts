@@ -30,6 +30,11 @@ export interface Dialect {
   readonly forUpdate: string;
   /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL: concurrent claimers take different rows. */
   readonly skipLocked: string;
+  /**
+   * Whether a statement may write in its WITH clauses (PostgreSQL), so that rows of two tables are
+   * written by one statement: atomic without a transaction, and one round trip instead of four.
+   */
+  readonly writingWith: boolean;
 }
 
 /** Something that runs SQL: the database (each statement on its own) or one transaction. */

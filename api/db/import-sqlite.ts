@@ -132,8 +132,8 @@ export async function importSqlite(source: BetterSqlite3.Database, target: Datab
     // The OPEN payments per minute of expiry, each in the slot its id picks (as the trigger counts it).
     await tx.run('DELETE FROM open_payment_expiries');
     await tx.run(`INSERT INTO open_payment_expiries (merchant_id, minute, slot, n)
-      SELECT merchant_id, expires_at / 60000, ascii(right(id, 1)) % 8, COUNT(*) FROM payments WHERE status = 'OPEN'
-      GROUP BY merchant_id, expires_at / 60000, ascii(right(id, 1)) % 8`);
+      SELECT merchant_id, expires_at / 60000, payment_counter_slot(id), COUNT(*) FROM payments WHERE status = 'OPEN'
+      GROUP BY merchant_id, expires_at / 60000, payment_counter_slot(id)`);
     for (const [table, trigger] of BULK_TRIGGERS) await tx.run(`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
     for (const [table, column] of IDENTITY_COLUMNS) {
       await tx.get(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), COALESCE((SELECT MAX(${column}) FROM ${table}), 0) + 1, false)`);

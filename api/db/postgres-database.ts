@@ -23,6 +23,7 @@ const dialect: Dialect = {
   indexedBy: () => '',
   forUpdate: ' FOR UPDATE',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
+  writingWith: true,
 };
 
 // Any number that fits in a double is read as a number: epoch milliseconds, counts, ids.

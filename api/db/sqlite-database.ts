@@ -34,6 +34,7 @@ const dialect: Dialect = {
   indexedBy: (index: string) => ` INDEXED BY ${index}`,
   forUpdate: '',
   skipLocked: '',
+  writingWith: false,
 };
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;

@@ -18,7 +18,33 @@ export interface ReceivingAddress {
   destTag: string | null;
 }
 
+/** Where a payment stored in one statement receives: the network's pool, or the shared address with a tag. */
+export type OneStatementAddress = { network: string; pooled: true } | { network: string; pooled: false; address: string; destTag: string };
+
 const BATCH = 100;
+
+/** Destination tags reserved at once per tagged network, and how few left start the next reservation. */
+export const TAG_BLOCK = 50;
+const TAG_LOW_WATER = 10;
+
+/** Reserved, unused derivation indexes of one tagged network, in the order reserved. */
+function tagRanges() {
+  const ranges: Array<{ next: number; end: number }> = [];
+  return {
+    reserving: undefined as Promise<void> | undefined,
+    add(fromIndex: number, count: number): void {
+      ranges.push({ next: fromIndex, end: fromIndex + count });
+    },
+    take(): number | undefined {
+      while (ranges.length > 0 && ranges[0]!.next >= ranges[0]!.end) ranges.shift();
+      const range = ranges[0];
+      return range ? range.next++ : undefined;
+    },
+    left(): number {
+      return ranges.reduce((sum, range) => sum + range.end - range.next, 0);
+    },
+  };
+}
 
 /**
  * The derivation worker's heap. V8's defaults size a worker like a main thread (16 MB semi-spaces,
@@ -68,6 +94,31 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
   // pool. A refill recounts before it derives. A claim rolled back with its payment leaves the
   // figure low, which only brings that recount forward.
   const unclaimed = new Map<string, number>();
+
+  // Destination tags of tagged networks, reserved TAG_BLOCK at a time in a transaction of their own
+  // and handed out from memory. A create that reserved its tag in its own transaction would hold the
+  // network's counter row until it commits: on PostgreSQL every tagged create would wait for the
+  // one before it to reach the disk. A tag taken by a create that fails, or left when the process
+  // stops, is never used: tags need only be unique, and there are four billion of them.
+  const tagBlocks = new Map<string, ReturnType<typeof tagRanges>>();
+
+  function takeTag(network: string): number | undefined {
+    let tags = tagBlocks.get(network);
+    if (!tags) tagBlocks.set(network, (tags = tagRanges()));
+    return tags.take();
+  }
+
+  function reserveTags(network: string, tags: ReturnType<typeof tagRanges>): void {
+    if (tags.reserving || closed) return;
+    tags.reserving = uow
+      .transaction((stores) => reserve(stores.addresses, network, TAG_BLOCK))
+      .then(({ fromIndex }) => tags.add(fromIndex, TAG_BLOCK))
+      .catch((err: unknown) => {
+        // Creates reserve their own tag meanwhile; the next create tries again.
+        if (!closed) logger.warn({ err, network }, 'could not reserve destination tags ahead');
+      })
+      .finally(() => (tags.reserving = undefined));
+  }
 
   async function reserve(addresses: AddressStore, network: string, count: number): Promise<{ fromIndex: number; xpub: string }> {
     const row = await addresses.reserveIndexes(network, count);
@@ -177,7 +228,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
      */
     async claim(addresses: AddressStore, network: string, paymentId: string): Promise<ReceivingAddress> {
       if (registry.network(network).receiveMode === 'tagged') {
-        const { fromIndex } = await reserve(addresses, network, 1);
+        const fromIndex = takeTag(network) ?? (await reserve(addresses, network, 1)).fromIndex;
         const address = await sharedAddress(addresses, network);
         const destTag = String(fromIndex + 1);
         await addresses.insertAddress(network, address, destTag, null, paymentId);
@@ -196,8 +247,35 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       return { address, destTag: null };
     },
 
-    /** After a create: tops the pools up only if one is three quarters gone (a refill mid-burst competes with it). */
+    /**
+     * Where a payment stored in one statement (PostgreSQL) should receive, decided from what this
+     * process knows: a reserved tag on the shared address, or the pool while it is known to hold
+     * addresses. Undefined: create it in a transaction with `claim` instead (the shared address not
+     * yet read, no tag reserved, the pool perhaps empty). A tag handed out here and not used is
+     * skipped for good.
+     */
+    receivingInOneStatement(network: string): OneStatementAddress | undefined {
+      if (registry.network(network).receiveMode === 'tagged') {
+        const address = sharedAddresses.get(network);
+        const index = address === undefined ? undefined : takeTag(network);
+        return index === undefined ? undefined : { network, pooled: false, address: address!, destTag: String(index + 1) };
+      }
+      return (unclaimed.get(network) ?? 0) > 0 ? { network, pooled: true } : undefined;
+    },
+
+    /** Counts an address a one-statement create took from the pool (as `claim` does). */
+    claimedFromPool(network: string): void {
+      lastClaimAt = Date.now();
+      const known = unclaimed.get(network);
+      if (known !== undefined) unclaimed.set(network, known - 1);
+    },
+
+    /**
+     * After a create: reserves destination tags ahead where few are left, and tops the pools up only
+     * if one is three quarters gone (a refill mid-burst competes with it).
+     */
     afterClaim(): Promise<void> {
+      for (const [network, tags] of tagBlocks) if (tags.left() < TAG_LOW_WATER) reserveTags(network, tags);
       if (poolSize === 0 || closed || refilling || !derivedNetworks.some((n) => mayNeedTopUp(n, urgentThreshold))) return Promise.resolve();
       return this.refill();
     },

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { OneStatementAddress } from '../networks/address-pool.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
 import type { PaymentException } from './payment-exception.ts';
@@ -178,9 +179,63 @@ const INSERT = `INSERT INTO payments (id, merchant_id, asset_id, amount, address
 const INSERT_TRANSACTION = `INSERT INTO payment_transactions (payment_id, txn_id, amount, address_from, address_to, dest_tag, confirmations, late, seen_at)
    VALUES (@paymentId, @txnId, @amount, @addressFrom, @addressTo, @destTag, @confirmations, @late, @seenAt) RETURNING *`;
 
+// A new payment with its receiving address in one statement (PostgreSQL). Parameters in a SELECT
+// list have no column to take their type from, so each is cast to its column's.
+const NEW_PAYMENT_COLUMNS = `id, merchant_id, asset_id, amount, confirms_needed, timeout, expires_at, checkout_url, status,
+     customer_id, customer_name, customer_email, invoice, created_at, updated_at,
+     price_amount, price_currency, rate_value, rate_sources, rate_at, tolerance_percent`;
+const NEW_PAYMENT_VALUES = `@id::text, @merchantId::text, @assetId::bigint, @amount::text, @confirmsNeeded::bigint, @timeout::bigint, @expiresAt::bigint, @checkoutUrl::text, @status::text,
+     @customerId::bigint, @customerName::text, @customerEmail::text, @invoice::text, @createdAt::bigint, @updatedAt::bigint,
+     @priceAmount::text, @priceCurrency::text, @rateValue::text, @rateSources::text, @rateAt::bigint, @tolerancePercent::text`;
+// The network's oldest pooled address, skipping rows another create is claiming (as AddressStore.claimPooled).
+const INSERT_CLAIMING_POOLED = `WITH claimed AS (
+    UPDATE addresses SET payment_id = @id
+    WHERE id = (SELECT id FROM addresses WHERE network = @network AND payment_id IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING address
+  )
+  INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to) SELECT ${NEW_PAYMENT_VALUES}, address FROM claimed
+  RETURNING address_to AS "addressTo"`;
+// The shared address with the payment's own tag (as AddressStore.insertAddress).
+const INSERT_TAGGED = `WITH tagged AS (
+    INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (@network, @addressTo, @destTag, NULL, @id) ON CONFLICT DO NOTHING
+  )
+  INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag) SELECT ${NEW_PAYMENT_VALUES}, @addressTo::text, @destTag::text
+  RETURNING address_to AS "addressTo"`;
+
 /** SQL for payments and their transactions, on the database or inside one transaction. */
 export class PaymentStore {
   constructor(private readonly sql: Sql) {}
+
+  /** Whether `insertInOneStatement` can run here (PostgreSQL). */
+  get oneStatementInserts(): boolean {
+    return this.sql.dialect.writingWith;
+  }
+
+  /**
+   * PostgreSQL: stores a new payment and takes its receiving address in one statement, all or
+   * nothing without a transaction. Returns what it stored, or undefined when the network's pool
+   * had no address left (then nothing was stored).
+   */
+  async insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, receiving: OneStatementAddress): Promise<NewPayment | undefined> {
+    if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
+    const { customer, price, rate, ...fields } = payment;
+    const params = {
+      ...fields,
+      ...customerColumns(customer),
+      priceAmount: price?.amount ?? null,
+      priceCurrency: price?.currency ?? null,
+      rateValue: rate?.value ?? null,
+      rateSources: rate ? rate.sources.join(',') : null,
+      rateAt: rate?.at ?? null,
+      network: receiving.network,
+    };
+    if (receiving.pooled) {
+      const row = await this.sql.get<{ addressTo: string }>(INSERT_CLAIMING_POOLED, params);
+      return row ? { ...payment, addressTo: row.addressTo, destTag: null } : undefined;
+    }
+    await this.sql.get(INSERT_TAGGED, { ...params, addressTo: receiving.address, destTag: receiving.destTag });
+    return { ...payment, addressTo: receiving.address, destTag: receiving.destTag };
+  }
 
   /** Stores a new payment. */
   async insert(payment: NewPayment): Promise<void> {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { TAG_BLOCK } from '../../api/networks/address-pool.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
@@ -119,6 +120,49 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
     assert.equal(new Set(destinations).size, destinations.length);
     const duplicates = await sql.query('SELECT network, address, dest_tag FROM addresses WHERE payment_id IS NOT NULL GROUP BY network, address, dest_tag HAVING COUNT(*) > 1');
     assert.deepEqual(duplicates.rows, []);
+  });
+
+  test("a tagged create does not wait for the network's tag counter, which other creates hold until their commit", async () => {
+    // The first XRP create of an instance reserves a block of tags ahead, in its own transaction.
+    assert.equal((await on(1).post('/payment', { amount: '1', asset: XRP })).status, 200);
+    const tagCounter = async () => Number((await sql.query("SELECT next_index FROM hd_accounts WHERE network = 'ripple'")).rows[0].next_index);
+    const deadline = Date.now() + 10_000;
+    while ((await tagCounter()) < TAG_BLOCK) {
+      if (Date.now() > deadline) throw new Error('no block of tags was reserved');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Another transaction holds the counter's row, as a create that reserved its tag there would
+    // until its commit reached the disk: creates must not queue behind it.
+    const holder = new pg.Client({ connectionString: (await storeEnv(dataDir)).DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT next_index FROM hd_accounts WHERE network = 'ripple' FOR UPDATE");
+      const created = on(1).post('/payment', { amount: '2', asset: XRP });
+      const waited = await Promise.race([created.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000))]);
+      assert.equal(waited, false, 'the create waited for the locked tag counter');
+      const answer = await created;
+      assert.equal(answer.status, 200);
+      const rows = (await sql.query("SELECT payment_id FROM addresses WHERE network = 'ripple' AND dest_tag = $1", [answer.body.destTag])).rows;
+      assert.deepEqual(rows, [{ payment_id: answer.body.id }]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+  });
+
+  test('a create whose pool another instance emptied still gets an address, derived on the spot', async () => {
+    const LTC = { short: 'LTC', network: 'litecoin' };
+    // Warm: the instance counted its pool and believes it holds addresses.
+    assert.equal((await on(0).post('/payment', { amount: '1', asset: LTC })).status, 200);
+    await sql.query("DELETE FROM addresses WHERE network = 'litecoin' AND payment_id IS NULL");
+    const created = await on(0).post('/payment', { amount: '1', asset: LTC, invoice: 'pool-emptied' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.match(created.body.addressTo, /^(rltc1|ltc1|tltc1)/);
+    const rows = (await sql.query('SELECT payment_id, derivation_index FROM addresses WHERE address = $1', [created.body.addressTo])).rows;
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].payment_id, created.body.id);
+    assert.equal((await on(2).get(`/payment/${created.body.id}`)).body.addressTo, created.body.addressTo);
   });
 
   test('simulated blocks are mined once, not once per instance', async () => {

@@ -49,8 +49,8 @@ const DELIBERATE: readonly Deliberate[] = [
   { sqlite: 'column chain_outputs.key_index int64 not null', postgres: 'column chain_outputs.key_index int32 not null', reason: 'a non-hardened BIP32 index is below 2^31 by definition' },
   { sqlite: 'column chain_transactions.reverted int64 not null default 0', postgres: 'column chain_transactions.reverted int32 not null default 0', reason: 'a flag, 0 or 1' },
   { sqlite: 'column ledger_entries.credit_round int64 not null default 0', postgres: 'column ledger_entries.credit_round int32 not null default 0', reason: 'how often one transaction was mined again after a reorganisation; ' + SMALL_COUNTER },
-  { sqlite: 'column payment_status_counts.slot int64 not null', postgres: 'column payment_status_counts.slot int32 not null', reason: 'one of eight counter slots (0 to 7)' },
-  { sqlite: 'column open_payment_expiries.slot int64 not null', postgres: 'column open_payment_expiries.slot int32 not null', reason: 'one of eight counter slots (0 to 7)' },
+  { sqlite: 'column payment_status_counts.slot int64 not null', postgres: 'column payment_status_counts.slot int32 not null', reason: 'one of 64 counter slots (0 to 63; SQLite, with one writer, uses 0 only)' },
+  { sqlite: 'column open_payment_expiries.slot int64 not null', postgres: 'column open_payment_expiries.slot int32 not null', reason: 'one of 64 counter slots (0 to 63; SQLite, with one writer, uses 0 only)' },
 ];
 
 /**
