@@ -89,6 +89,13 @@ export function openSqliteDatabase(file: string): Database {
   // measured 0.47 of the reference against 0.41 (four runs each, bench/run.ts's create row).
   connection.pragma('wal_autocheckpoint = 10000');
   connection.pragma('foreign_keys = ON');
+  // Temporary data in memory, the statement journal first: a group commit keeps one savepoint per
+  // unit, and SQLite keeps the pages those change in a statement journal that spills to a temporary
+  // file past 64 KiB (a group of six creates: an open, an unlink and 31 writes per create). In
+  // memory it costs the group's changed pages (a few hundred KiB), and a create half the SQLite time
+  // (measured: 71 -> 31 µs per claim and insert in groups of six; the service's write system calls
+  // 52 -> 21 per create).
+  connection.pragma('temp_store = MEMORY');
   migrate(connection);
 
   const statements = new Lru<string, Statement>(STATEMENTS_KEPT);

@@ -159,6 +159,38 @@ describe('group commit', () => {
     assert.equal(await db.grouped(insert('after')), 1, 'the next group starts clean');
   });
 
+  test("keeps a group's savepoint journal in memory: no temporary file, whatever the units change", async () => {
+    // SQLite journals each page a savepoint changes; past 64 KiB that journal spilled to a temporary
+    // file (named etilqs_*, unlinked at once, open until the commit): system calls on every create.
+    const temporaryFiles = () =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.includes('etilqs_'));
+    const filler = 'x'.repeat(3_000);
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < 200; i++) await tx.run('INSERT INTO items (name) VALUES (?)', [`${String(i).padStart(3, '0')}-${filler}`]);
+    });
+    let seen: string[] | undefined;
+    const units = Array.from({ length: 4 }, (_, unit) =>
+      db.grouped(async (tx) => {
+        // Every unit rewrites every row (about 600 KiB of pages) and is journaled by its savepoint.
+        await tx.run("UPDATE items SET name = substr(name, 1, 3) || '-' || ? || substr(name, 5)", [String(unit)]);
+        if (unit === 3) seen = temporaryFiles();
+        return unit;
+      }),
+    );
+    assert.deepEqual(await Promise.all(units), [0, 1, 2, 3]);
+    assert.deepEqual(seen, []);
+    assert.equal((await stored()).length, 200);
+  });
+
   test(`splits more than ${MAX_GROUP} simultaneous units over several transactions, storing all`, async () => {
     const count = MAX_GROUP * 2 + 5;
     const seen = await Promise.all(Array.from({ length: count }, (_, i) => seenWhenSettled(db.grouped(insert(`item-${String(i).padStart(3, '0')}`)))));
