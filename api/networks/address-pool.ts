@@ -241,6 +241,8 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
         if (known !== undefined) unclaimed.set(network, known - 1);
         return { address: pooled, destTag: null };
       }
+      // Empty, whatever this process counted (other instances claim from the same pool).
+      unclaimed.set(network, 0);
       const { fromIndex, xpub } = await reserve(addresses, network, 1);
       const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
       await addresses.insertAddress(network, address, null, fromIndex, paymentId);
@@ -263,11 +265,15 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       return (unclaimed.get(network) ?? 0) > 0 ? { network, pooled: true } : undefined;
     },
 
-    /** Counts an address a one-statement create took from the pool (as `claim` does). */
-    claimedFromPool(network: string): void {
+    /**
+     * Counts what a one-statement create found in the pool, as `claim` does: one address fewer, or
+     * none left (other instances took them), which brings the next refill forward.
+     */
+    claimedFromPool(network: string, found: boolean): void {
       lastClaimAt = Date.now();
       const known = unclaimed.get(network);
-      if (known !== undefined) unclaimed.set(network, known - 1);
+      if (!found) unclaimed.set(network, 0);
+      else if (known !== undefined) unclaimed.set(network, known - 1);
     },
 
     /**

@@ -70,8 +70,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const receiving = addressPool.receivingInOneStatement(network);
     if (!receiving) return undefined;
     const stored = await store.insertInOneStatement(payment, receiving);
+    if (receiving.pooled) addressPool.claimedFromPool(network, stored !== undefined);
     if (!stored) return undefined;
-    if (receiving.pooled) addressPool.claimedFromPool(network);
     return { ...stored, exception: null, version: 1 };
   }
 
