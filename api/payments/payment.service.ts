@@ -1,4 +1,5 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
+import { DatabaseUnavailable } from '../db/database.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
@@ -69,7 +70,15 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     if (!store.oneStatementInserts) return undefined;
     const receiving = addressPool.receivingInOneStatement(network);
     if (!receiving) return undefined;
-    const stored = await store.insertInOneStatement(payment, receiving);
+    let stored: NewPayment | undefined;
+    try {
+      stored = await store.insertInOneStatement(payment, receiving);
+    } catch (error) {
+      // A pooled connection the server closed (a restart) fails here; the transaction path gets a
+      // fresh one. Had the statement committed after all, the same payment id refuses a second row.
+      if (error instanceof DatabaseUnavailable) return undefined;
+      throw error;
+    }
     if (receiving.pooled) addressPool.claimedFromPool(network, stored !== undefined);
     if (!stored) return undefined;
     return { ...stored, exception: null, version: 1 };

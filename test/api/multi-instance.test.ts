@@ -123,13 +123,15 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
   });
 
   test("a tagged create does not wait for the network's tag counter, which other creates hold until their commit", async () => {
-    // The first XRP create of an instance reserves a block of tags ahead, in its own transaction.
+    // An instance's first XRP create reserves a block of tags ahead, in its own transaction (the
+    // earlier tests made some already); wait until no reservation is under way.
     assert.equal((await on(1).post('/payment', { amount: '1', asset: XRP })).status, 200);
     const tagCounter = async () => Number((await sql.query("SELECT next_index FROM hd_accounts WHERE network = 'ripple'")).rows[0].next_index);
+    assert.ok((await tagCounter()) >= TAG_BLOCK, 'tags are reserved a block at a time');
     const deadline = Date.now() + 10_000;
-    while ((await tagCounter()) < TAG_BLOCK) {
-      if (Date.now() > deadline) throw new Error('no block of tags was reserved');
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let last = -1, now = await tagCounter(); now !== last; last = now, now = await tagCounter()) {
+      if (Date.now() > deadline) throw new Error('tags kept being reserved for 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 300));
     }
     // Another transaction holds the counter's row, as a create that reserved its tag there would
     // until its commit reached the disk: creates must not queue behind it.
