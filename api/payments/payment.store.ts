@@ -202,6 +202,20 @@ const INSERT_TAGGED = `WITH tagged AS (
   INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag) SELECT ${NEW_PAYMENT_VALUES}, @addressTo::text, @destTag::text
   RETURNING address_to AS "addressTo"`;
 
+/** A new payment's fields as the INSERT statements' named parameters. */
+function newPaymentParams<P extends Omit<NewPayment, 'addressTo' | 'destTag'>>(payment: P) {
+  const { customer, price, rate, ...fields } = payment;
+  return {
+    ...fields,
+    ...customerColumns(customer),
+    priceAmount: price?.amount ?? null,
+    priceCurrency: price?.currency ?? null,
+    rateValue: rate?.value ?? null,
+    rateSources: rate ? rate.sources.join(',') : null,
+    rateAt: rate?.at ?? null,
+  };
+}
+
 /** SQL for payments and their transactions, on the database or inside one transaction. */
 export class PaymentStore {
   constructor(private readonly sql: Sql) {}
@@ -218,17 +232,7 @@ export class PaymentStore {
    */
   async insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, receiving: OneStatementAddress): Promise<NewPayment | undefined> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
-    const { customer, price, rate, ...fields } = payment;
-    const params = {
-      ...fields,
-      ...customerColumns(customer),
-      priceAmount: price?.amount ?? null,
-      priceCurrency: price?.currency ?? null,
-      rateValue: rate?.value ?? null,
-      rateSources: rate ? rate.sources.join(',') : null,
-      rateAt: rate?.at ?? null,
-      network: receiving.network,
-    };
+    const params = { ...newPaymentParams(payment), network: receiving.network };
     if (receiving.pooled) {
       const row = await this.sql.get<{ addressTo: string }>(INSERT_CLAIMING_POOLED, params);
       return row ? { ...payment, addressTo: row.addressTo, destTag: null } : undefined;
@@ -239,16 +243,7 @@ export class PaymentStore {
 
   /** Stores a new payment. */
   async insert(payment: NewPayment): Promise<void> {
-    const { customer, price, rate, ...fields } = payment;
-    await this.sql.run(INSERT, {
-      ...fields,
-      ...customerColumns(customer),
-      priceAmount: price?.amount ?? null,
-      priceCurrency: price?.currency ?? null,
-      rateValue: rate?.value ?? null,
-      rateSources: rate ? rate.sources.join(',') : null,
-      rateAt: rate?.at ?? null,
-    });
+    await this.sql.run(INSERT, newPaymentParams(payment));
   }
 
   /** Payments by id, in no particular order; unknown ids are left out. */
