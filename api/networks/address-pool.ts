@@ -102,6 +102,14 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
   // stops, is never used: tags need only be unique, and there are four billion of them.
   const tagBlocks = new Map<string, ReturnType<typeof tagRanges>>();
 
+  // One address fewer in the pool, or none left whatever this process counted (other instances
+  // claim from the same pool), which brings the next refill forward.
+  function countPoolClaim(network: string, found: boolean): void {
+    const known = unclaimed.get(network);
+    if (!found) unclaimed.set(network, 0);
+    else if (known !== undefined) unclaimed.set(network, known - 1);
+  }
+
   function takeTag(network: string): number | undefined {
     let tags = tagBlocks.get(network);
     if (!tags) tagBlocks.set(network, (tags = tagRanges()));
@@ -236,13 +244,8 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       }
       lastClaimAt = Date.now();
       const pooled = await addresses.claimPooled(network, paymentId);
-      if (pooled) {
-        const known = unclaimed.get(network);
-        if (known !== undefined) unclaimed.set(network, known - 1);
-        return { address: pooled, destTag: null };
-      }
-      // Empty, whatever this process counted (other instances claim from the same pool).
-      unclaimed.set(network, 0);
+      countPoolClaim(network, pooled !== undefined);
+      if (pooled) return { address: pooled, destTag: null };
       const { fromIndex, xpub } = await reserve(addresses, network, 1);
       const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
       await addresses.insertAddress(network, address, null, fromIndex, paymentId);
@@ -271,9 +274,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
      */
     claimedFromPool(network: string, found: boolean): void {
       lastClaimAt = Date.now();
-      const known = unclaimed.get(network);
-      if (!found) unclaimed.set(network, 0);
-      else if (known !== undefined) unclaimed.set(network, known - 1);
+      countPoolClaim(network, found);
     },
 
     /**
