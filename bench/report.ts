@@ -126,6 +126,10 @@ ${rendered}
 - The list scale row divides the 100k list's cost by the 1k list's: in the ratio column each as a multiple
   of the reference measured beside it (the two run on separate service starts, so the machine's load
   may differ), in the first column raw (req/s at 1k ÷ req/s at 100k), then the p50 and p99 growth.
+- PostgreSQL rows: a throw-away PostgreSQL cluster on the same machine, run as operators run it (fsync,
+  synchronous_commit and full_page_writes on), holding a copy of the SQLite database (imported with the
+  \`db import-sqlite\` code). The instances connect through its Unix socket (\`DATABASE_URL=…?host=<socket
+  directory>\`), as a service on the database's machine would; the address pool is topped up before the rows.
 - Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with
   the address-pool worker: ${(peakRss.first / MB).toFixed(0)} MB; second start, 100k rows: ${(peakRss.second / MB).toFixed(0)} MB).
 - Weights are the bytes on the wire (bodies, not headers) of GETs sent with Accept-Encoding: br, gzip, as a

@@ -13,7 +13,7 @@ import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
 import { TAG_BLOCK } from '../../api/networks/address-pool.ts';
 import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
-import { testClusterUrl } from '../helpers/test-database.ts';
+import { socketUrlOf, testClusterUrl } from '../helpers/test-database.ts';
 import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
 
 const onPostgres = testClusterUrl() !== undefined;
@@ -35,11 +35,14 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
     // Blocks are mined every second by whichever instance holds the job's lease.
     const env = { DATA_DIR: dataDir, ADDRESS_POOL_SIZE: '50', SIMULATOR_BLOCK_SECONDS: '1' };
     instances.push(await startServerProcess(env));
-    // Behind one load balancer every instance has the same public address.
+    // Behind one load balancer every instance has the same public address. The third reaches the
+    // database through its Unix socket, as one on the database's machine would.
     const shared = { ...env, PUBLIC_URL: instances[0]!.url };
-    instances.push(...(await Promise.all([startServerProcess(shared), startServerProcess(shared)])));
+    const store = await storeEnv(dataDir);
+    const throughSocket = { ...shared, ...store, DATABASE_URL: await socketUrlOf(store.DATABASE_URL!) };
+    instances.push(...(await Promise.all([startServerProcess(shared), startServerProcess(throughSocket)])));
     keys = readDemoMerchant(dataDir)!;
-    sql = new pg.Client({ connectionString: (await storeEnv(dataDir)).DATABASE_URL });
+    sql = new pg.Client({ connectionString: store.DATABASE_URL });
     await sql.connect();
   });
 
@@ -47,6 +50,15 @@ describe('three instances on one PostgreSQL', { skip: onPostgres ? false : 'runs
     await sql?.end();
     await Promise.all(instances.map((instance) => instance.stop('SIGKILL')));
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('an instance may reach the database through its Unix socket, the others over TCP', async () => {
+    // A backend serving a Unix-socket client has no client address.
+    const { rows } = await sql.query<{ socket: number; tcp: number }>(
+      "SELECT COUNT(*) FILTER (WHERE client_addr IS NULL)::int AS socket, COUNT(*) FILTER (WHERE client_addr IS NOT NULL)::int AS tcp FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'",
+    );
+    assert.ok(rows[0]!.socket > 0, `no connection through the socket: ${JSON.stringify(rows)}`);
+    assert.ok(rows[0]!.tcp > 1, `only this test's own connection over TCP: ${JSON.stringify(rows)}`);
   });
 
   test('a payment created on one instance reads and lists the same on the others', async () => {

@@ -42,3 +42,20 @@ export async function createTestDatabase(): Promise<TestDatabase | undefined> {
     },
   };
 }
+
+/**
+ * The same database reached through the server's Unix-domain socket instead of TCP, as an operator
+ * whose PostgreSQL runs on the same machine connects (`?host=` names the socket's directory).
+ */
+export async function socketUrlOf(databaseUrl: string): Promise<string> {
+  const { directory, port } = await admin(databaseUrl, async (client) => ({
+    directory: (await client.query<{ d: string }>('SELECT current_setting($1) AS d', ['unix_socket_directories'])).rows[0]!.d.split(',')[0]!.trim(),
+    port: (await client.query<{ p: string }>('SELECT current_setting($1) AS p', ['port'])).rows[0]!.p,
+  }));
+  if (!directory.startsWith('/')) throw new Error(`the cluster listens on no Unix socket directory (unix_socket_directories = "${directory}")`);
+  const url = new URL(databaseUrl);
+  url.hostname = 'localhost';
+  url.port = port;
+  url.searchParams.set('host', directory);
+  return url.toString();
+}
