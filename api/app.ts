@@ -10,7 +10,7 @@ import { loadPageAssets } from './checkout/page-assets.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
 import { chain } from './http/chain.ts';
-import { directGets } from './http/direct-gets.ts';
+import { hotRoutes } from './http/hot-routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -124,9 +124,9 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     maxStreamsPerClient: config.sseMaxStreamsPerClient,
   });
   const payments = paymentRoutes(services.payments, services.registry, auth);
-  // The polled GETs and the create go straight to the handlers the routers below run for them (http/direct-gets.ts).
+  // The polled GETs and the create go straight to the handlers the routers below run for them (http/hot-routes.ts).
   app.use(
-    directGets([
+    hotRoutes([
       { prefix: '/v2/checkout/', handler: chain(everyResponse, checkout.view) },
       { prefix: '/v2/payment/', handler: chain(everyResponse, payments.record) },
       { path: '/v2/payment', handler: chain(everyResponse, payments.list) },

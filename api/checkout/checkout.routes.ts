@@ -44,7 +44,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** The payer's routes, and the view's whole chain for direct dispatch (`http/direct-gets.ts`). */
+/** The payer's routes, and the view's whole chain for direct dispatch (`http/hot-routes.ts`). */
 export interface CheckoutRoutes {
   /** GET /checkout/:id (ETag, 304) and GET /checkout/:id/events (server-sent events). */
   router: Router;

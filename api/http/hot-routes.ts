@@ -14,12 +14,12 @@ import type { RequestHandler } from 'express';
  * A hot route and its handler chain, as the router would run it: a GET at `prefix` followed by an
  * id (`req.params.id`), or a request of `method` (GET unless said) at exactly `path`.
  */
-export type DirectGet = { prefix: string; handler: RequestHandler } | { path: string; method?: 'GET' | 'POST'; handler: RequestHandler };
+export type HotRoute = { prefix: string; handler: RequestHandler } | { path: string; method?: 'GET' | 'POST'; handler: RequestHandler };
 
 const PLAIN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
-/** The middleware, first in the app: takes the plain forms of these GETs, passes on everything else. */
-export function directGets(routes: readonly DirectGet[]): RequestHandler {
+/** The middleware, first in the app: takes the plain forms of these routes, passes on everything else. */
+export function hotRoutes(routes: readonly HotRoute[]): RequestHandler {
   return (req, res, next) => {
     const method = req.method;
     if (method !== 'GET' && method !== 'POST') {

@@ -14,7 +14,7 @@ const SCALARS = ['page', 'limit'] as const;
 // Invoices are the merchant's free text and may hold a comma, sent as %2C.
 const FREE_TEXT_FILTERS = ['invoices'] as const;
 
-/** The payment routes, and one payment's whole chain for direct dispatch (`http/direct-gets.ts`). */
+/** The payment routes, and one payment's whole chain for direct dispatch (`http/hot-routes.ts`). */
 export interface PaymentRoutes {
   /** POST /payment, GET /payment, GET /payment/:id. */
   router: Router;

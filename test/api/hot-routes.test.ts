@@ -1,6 +1,6 @@
 /**
  * The polled GETs (a payment's record, the payer's view) are dispatched straight to their handlers
- * (api/http/direct-gets.ts); every other form of the same paths goes through the router. Both must
+ * (api/http/hot-routes.ts); every other form of the same paths goes through the router. Both must
  * answer alike: the same status, body and headers, errors included.
  */
 import assert from 'node:assert/strict';
