@@ -3,7 +3,8 @@
  * remembered between requests while the database says nothing changed. Merchants and payers poll
  * payments that mostly stand still; on SQLite a remembered stamp spares a read of the row per poll.
  * Every write, of this process or another (the CLI), moves the database's change generation; on
- * PostgreSQL, where other instances write unseen, every stamp is read from the database.
+ * PostgreSQL, where other instances write unseen, every stamp is read from the database: the reads
+ * that arrive in one turn of the event loop share one query.
  */
 import type { Database } from '../db/database.ts';
 import { Lru } from '../shared/lru.ts';
@@ -11,15 +12,59 @@ import type { OwnedStamp, PaymentStore } from './payment.store.ts';
 
 /** Stamps remembered at most (about 150 bytes each). */
 export const STAMPS_KEPT = 10_000;
+/** Ids one shared read asks for at most. */
+export const STAMPS_PER_READ = 100;
+
+type Waiter = { resolve(stamp: OwnedStamp | undefined): void; reject(error: unknown): void };
+
+/**
+ * Reads stamps from the database for every caller of one turn of the event loop in one query. Each
+ * query starts after every request it answers has arrived, so none sees the database older than
+ * its own read alone would have; a poll answered from one query instead of several costs both
+ * processes one round trip. A failed query fails every read it carried.
+ */
+function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: number) {
+  let waiting: Map<string, Waiter[]> | undefined;
+
+  function send(batch: Map<string, Waiter[]>): void {
+    store.ownedStampsOf([...batch.keys()]).then(
+      (found) => {
+        for (const [id, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(id));
+      },
+      (error: unknown) => {
+        for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
+      },
+    );
+  }
+
+  function flush(): void {
+    const batch = waiting;
+    waiting = undefined;
+    if (batch) send(batch);
+  }
+
+  return (id: string): Promise<OwnedStamp | undefined> =>
+    new Promise((resolve, reject) => {
+      if (!waiting) {
+        waiting = new Map();
+        setImmediate(flush);
+      }
+      const waiters = waiting.get(id);
+      if (waiters) waiters.push({ resolve, reject });
+      else waiting.set(id, [{ resolve, reject }]);
+      if (waiting.size >= perRead) flush();
+    });
+}
 
 /** Creates the stamp reader over the bare payment store. */
-export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {
+export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | 'ownedStampsOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {
   const kept = new Lru<string, OwnedStamp>(capacity);
   let keptAt: number | undefined;
+  const readShared = sharedStampReads(store, STAMPS_PER_READ);
 
   async function read(id: string): Promise<OwnedStamp | undefined> {
     const generation = db.changeGeneration();
-    if (generation === undefined) return store.ownedStampOf(id);
+    if (generation === undefined) return readShared(id);
     if (generation !== keptAt) {
       kept.clear();
       keptAt = generation;

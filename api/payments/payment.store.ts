@@ -281,6 +281,15 @@ export class PaymentStore {
     return row && { ...toStamp(row), merchantId: row.merchant_id };
   }
 
+  /** The stamps of these payments with their owners, by id (stored form); unknown ids are missing. */
+  async ownedStampsOf(ids: readonly string[]): Promise<Map<string, OwnedStamp>> {
+    const rows = await this.sql.all<StampRow & { merchant_id: string }>(
+      `SELECT id, merchant_id, version, status, expires_at FROM payments WHERE ${this.sql.dialect.inJsonList('id', '?')}`,
+      [JSON.stringify(ids)],
+    );
+    return new Map(rows.map((row) => [row.id, { ...toStamp(row), merchantId: row.merchant_id }]));
+  }
+
   /** A payment's stamp by id, only if this merchant owns it. */
   async stampForMerchant(merchantId: string, id: string): Promise<StampedId | undefined> {
     const row = await this.sql.get<StampRow>('SELECT id, version, status, expires_at FROM payments WHERE merchant_id = ? AND id = ?', [merchantId, id]);

@@ -177,6 +177,29 @@ describe('reads of a payment after a cached read', () => {
     }
   });
 
+  test("read all at once (one shared query on PostgreSQL), each answers with its own payment, and another merchant's or an unknown id with 404", async () => {
+    const other = merchantApi(server, await server.createMerchant('Other Views Shop'));
+    const mine = await Promise.all(Array.from({ length: 40 }, (_, i) => api.post('/payment', { amount: `0.${i + 1}`, asset: BTC, invoice: `at-once-${i}` })));
+    const theirs = (await other.post('/payment', { amount: '0.7', asset: BTC, invoice: 'theirs' })).body;
+    const unknown = '3f1c2a4e-9b7d-4c1e-8a2f-5d6e7f8a9b0c';
+    const [records, views, refused] = await Promise.all([
+      Promise.all(mine.map((created) => api.get(`/payment/${created.body.id}`))),
+      Promise.all(mine.map(async (created) => (await fetch(`${server.api}/checkout/${created.body.id}`)).json())),
+      Promise.all([api.get(`/payment/${theirs.id}`), api.get(`/payment/${unknown}`), fetch(`${server.api}/checkout/${unknown}`)]),
+    ]);
+    mine.forEach((created, i) => {
+      assert.equal(records[i]!.status, 200);
+      assert.deepEqual(records[i]!.body, created.body);
+      const view = views[i] as { id: string; amount: string };
+      assert.equal(view.id, created.body.id);
+      assert.equal(view.amount, created.body.amount);
+    });
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [404, 404, 404],
+    );
+  });
+
   test('turn OPEN into EXPIRED at expiresAt with no write at all', async () => {
     const created = (await api.post('/payment', { amount: '0.1', asset: BTC, invoice: 'by-time', timeout: 60 })).body;
     server.clock.set(Date.parse(created.expiresAt) - 1);

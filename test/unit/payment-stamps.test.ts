@@ -5,19 +5,33 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
-import { createPaymentStamps } from '../../api/payments/payment-stamps.ts';
+import { createPaymentStamps, STAMPS_PER_READ } from '../../api/payments/payment-stamps.ts';
 import type { OwnedStamp } from '../../api/payments/payment.store.ts';
 
 const stamp = (version: number, merchantId = 'm1'): OwnedStamp => ({ id: 'p1', merchantId, version, status: 'OPEN', expiresAt: 0 });
 
 function fakeStore(rows: Map<string, OwnedStamp>, onRead: () => void = () => {}) {
   let reads = 0;
+  const asked: string[][] = [];
+  let failNext: Error | undefined;
   return {
     reads: () => reads,
+    /** The ids of each shared read, in order. */
+    asked,
+    failNextRead: (error: Error) => (failNext = error),
     ownedStampOf: async (id: string) => {
       reads++;
       onRead();
       return rows.get(id);
+    },
+    ownedStampsOf: async (ids: readonly string[]) => {
+      reads++;
+      asked.push([...ids]);
+      onRead();
+      const error = failNext;
+      failNext = undefined;
+      if (error) throw error;
+      return new Map(ids.flatMap((id) => (rows.has(id) ? [[id, rows.get(id)!] as const] : [])));
     },
   };
 }
@@ -61,6 +75,46 @@ test('without a generation (PostgreSQL) every stamp is read; unknown ids are not
   assert.equal(other.reads(), 2);
   assert.equal(await stamps.forMerchant('m2', 'p1'), undefined);
   assert.equal((await stamps.forMerchant('m1', 'p1'))!.version, 1);
+});
+
+test('without a generation, the reads of one turn of the event loop share one query, each answered with its own stamp', async () => {
+  const rows = new Map([
+    ['p1', stamp(1)],
+    ['p2', { ...stamp(4, 'm2'), id: 'p2' }],
+  ]);
+  const store = fakeStore(rows);
+  const stamps = createPaymentStamps(store, { changeGeneration: () => undefined });
+  const answers = await Promise.all([stamps.of('p1'), stamps.of('p2'), stamps.forMerchant('m1', 'p1'), stamps.of('nope'), stamps.forMerchant('m1', 'p2')]);
+  assert.deepEqual(store.asked, [['p1', 'p2', 'nope']]);
+  assert.deepEqual(
+    answers.map((a) => a && `${a.id}@${a.version}`),
+    ['p1@1', 'p2@4', 'p1@1', undefined, undefined],
+  );
+  // The next turn asks again: nothing is kept on PostgreSQL.
+  assert.equal((await stamps.of('p2'))!.version, 4);
+  assert.deepEqual(store.asked, [['p1', 'p2', 'nope'], ['p2']]);
+});
+
+test('a shared read that fails fails every read it carried, and the next turn reads afresh', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  const store = fakeStore(rows);
+  const stamps = createPaymentStamps(store, { changeGeneration: () => undefined });
+  store.failNextRead(new Error('connection lost'));
+  const settled = await Promise.allSettled([stamps.of('p1'), stamps.of('p2')]);
+  assert.deepEqual(
+    settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : 'fulfilled')),
+    ['connection lost', 'connection lost'],
+  );
+  assert.equal((await stamps.of('p1'))!.version, 1);
+});
+
+test(`one shared read asks for at most ${STAMPS_PER_READ} ids; more go in the next`, async () => {
+  const ids = Array.from({ length: STAMPS_PER_READ * 2 + 5 }, (_, i) => `p${i}`);
+  const store = fakeStore(new Map(ids.map((id, i) => [id, { ...stamp(i), id }])));
+  const stamps = createPaymentStamps(store, { changeGeneration: () => undefined });
+  const answers = await Promise.all(ids.map((id) => stamps.of(id)));
+  assert.deepEqual(store.asked.map((batch) => batch.length), [STAMPS_PER_READ, STAMPS_PER_READ, 5]);
+  assert.deepEqual(answers.map((a) => a!.version), ids.map((_, i) => i));
 });
 
 test("SQLite's change generation moves with this connection's writes and with another connection's commits, not with reads", async () => {
