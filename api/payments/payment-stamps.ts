@@ -56,14 +56,48 @@ function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: n
     });
 }
 
+type Generation = Pick<Database, 'changeGeneration'>;
+const turnGenerations = new WeakMap<Generation, () => Promise<number | undefined>>();
+
+/**
+ * The change generation, asked of the database once for every read of one turn of the event loop
+ * (on SQLite each ask is a system call). It is asked after every read waiting for it began, so none
+ * misses a change made before it arrived. Shared by every stamp reader over the same database.
+ */
+function generationOfTheTurn(db: Generation): () => Promise<number | undefined> {
+  let shared = turnGenerations.get(db);
+  if (!shared) {
+    let waiting: Array<(generation: number | undefined) => void> | undefined;
+    shared = () =>
+      new Promise((resolve) => {
+        if (!waiting) {
+          waiting = [];
+          setImmediate(() => {
+            const answered = waiting!;
+            waiting = undefined;
+            const generation = db.changeGeneration();
+            for (const answer of answered) answer(generation);
+          });
+        }
+        waiting.push(resolve);
+      });
+    turnGenerations.set(db, shared);
+  }
+  return shared;
+}
+
 /** Creates the stamp reader over the bare payment store. */
 export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | 'ownedStampsOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {
   const kept = new Lru<string, OwnedStamp>(capacity);
   let keptAt: number | undefined;
   const readShared = sharedStampReads(store, STAMPS_PER_READ);
+  // PostgreSQL has no generation: nothing is kept, every stamp is read.
+  const keeps = db.changeGeneration() !== undefined;
+  const generationNow = generationOfTheTurn(db);
 
   async function read(id: string): Promise<OwnedStamp | undefined> {
-    const generation = db.changeGeneration();
+    if (!keeps) return readShared(id);
+    const generation = await generationNow();
     if (generation === undefined) return readShared(id);
     if (generation !== keptAt) {
       kept.clear();

@@ -117,6 +117,36 @@ test(`one shared read asks for at most ${STAMPS_PER_READ} ids; more go in the ne
   assert.deepEqual(answers.map((a) => a!.version), ids.map((_, i) => i));
 });
 
+test('the reads of one turn of the event loop ask the generation once, after each of them began, whichever reader they use', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  let generation = 1;
+  let asks = 0;
+  const db = {
+    changeGeneration: () => {
+      asks++;
+      return generation;
+    },
+  };
+  const store = fakeStore(rows);
+  const stamps = createPaymentStamps(store, db);
+  const others = createPaymentStamps(fakeStore(rows), db);
+  assert.equal((await stamps.of('p1'))!.version, 1);
+  asks = 0;
+  const reads = Promise.all([stamps.of('p1'), stamps.forMerchant('m1', 'p1'), others.of('p1')]);
+  // Changed by another process after these reads began, before the turn ends: they all see it.
+  rows.set('p1', stamp(2));
+  generation = 2;
+  assert.deepEqual(
+    (await reads).map((s) => s!.version),
+    [2, 2, 2],
+  );
+  // One ask for the turn, and one after each read of a row that was not kept.
+  assert.equal(asks, 1 + 3);
+  asks = 0;
+  assert.equal((await Promise.all([stamps.of('p1'), stamps.of('p1'), others.of('p1')])).length, 3);
+  assert.equal(asks, 1, 'kept stamps: one ask for the whole turn');
+});
+
 test("SQLite's change generation moves with this connection's writes and with another connection's commits, not with reads", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stamps-'));
   const file = path.join(dir, 'checkout.db');
