@@ -15,7 +15,8 @@ export const STAMPS_KEPT = 10_000;
 /** Ids one shared read asks for at most. */
 export const STAMPS_PER_READ = 100;
 
-type Waiter = { resolve(stamp: OwnedStamp | undefined): void; reject(error: unknown): void };
+type Waiting<T> = { resolve(value: T): void; reject(error: unknown): void };
+type Waiter = Waiting<OwnedStamp | undefined>;
 
 /**
  * Reads stamps from the database for every caller of one turn of the event loop in one query. Each
@@ -27,7 +28,13 @@ function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: n
   let waiting: Map<string, Waiter[]> | undefined;
 
   function send(batch: Map<string, Waiter[]>): void {
-    store.ownedStampsOf([...batch.keys()]).then(
+    let query: Promise<Map<string, OwnedStamp>>;
+    try {
+      query = store.ownedStampsOf([...batch.keys()]);
+    } catch (error) {
+      query = Promise.reject(error);
+    }
+    query.then(
       (found) => {
         for (const [id, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(id));
       },
@@ -67,19 +74,26 @@ const turnGenerations = new WeakMap<Generation, () => Promise<number | undefined
 function generationOfTheTurn(db: Generation): () => Promise<number | undefined> {
   let shared = turnGenerations.get(db);
   if (!shared) {
-    let waiting: Array<(generation: number | undefined) => void> | undefined;
+    let waiting: Waiting<number | undefined>[] | undefined;
     shared = () =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
         if (!waiting) {
           waiting = [];
           setImmediate(() => {
             const answered = waiting!;
             waiting = undefined;
-            const generation = db.changeGeneration();
-            for (const answer of answered) answer(generation);
+            // A database that cannot answer (closed, unavailable) fails every read that waited.
+            let generation: number | undefined;
+            try {
+              generation = db.changeGeneration();
+            } catch (error) {
+              for (const waiter of answered) waiter.reject(error);
+              return;
+            }
+            for (const waiter of answered) waiter.resolve(generation);
           });
         }
-        waiting.push(resolve);
+        waiting.push({ resolve, reject });
       });
     turnGenerations.set(db, shared);
   }

@@ -147,6 +147,26 @@ test('the reads of one turn of the event loop ask the generation once, after eac
   assert.equal(asks, 1, 'kept stamps: one ask for the whole turn');
 });
 
+test('a database that cannot tell its generation fails the reads of that turn, and the next turn asks again', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  let closed = false;
+  const db = {
+    changeGeneration: () => {
+      if (closed) throw new Error('The database connection is not open');
+      return 1;
+    },
+  };
+  const stamps = createPaymentStamps(fakeStore(rows), db);
+  closed = true;
+  const settled = await Promise.allSettled([stamps.of('p1'), stamps.of('p1')]);
+  assert.deepEqual(
+    settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : 'fulfilled')),
+    ['The database connection is not open', 'The database connection is not open'],
+  );
+  closed = false;
+  assert.equal((await stamps.of('p1'))!.version, 1);
+});
+
 test("SQLite's change generation moves with this connection's writes and with another connection's commits, not with reads", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stamps-'));
   const file = path.join(dir, 'checkout.db');
