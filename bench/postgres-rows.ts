@@ -69,7 +69,7 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
 
     // The instances run on the database's machine, so they connect as an operator there would:
     // through its Unix socket, which saves each round trip the TCP loopback's work.
-    const env = { DATABASE_URL: await socketUrlOf(databaseUrl), SERVER_KEY: serverKey };
+    const env = { DATABASE_URL: (await socketUrlOf(databaseUrl)) ?? databaseUrl, SERVER_KEY: serverKey };
     const port = await freePort();
     // The imported pool is what the SQLite creates left. A larger pool makes the first instance top
     // it up before the rows start, and leaves it above the refill mark through both create rows.

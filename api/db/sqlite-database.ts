@@ -271,7 +271,12 @@ export function openSqliteDatabase(file: string): Database {
   let writesSeen = -1;
   let externalSeen = -1;
   function changeGeneration(): number {
-    const external = dataVersion.get() as number;
+    let external: number;
+    try {
+      external = dataVersion.get() as number;
+    } catch (error) {
+      throw mapError(error);
+    }
     if (writesRun !== writesSeen || external !== externalSeen) {
       writesSeen = writesRun;
       externalSeen = external;

@@ -34,14 +34,14 @@ function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: n
     } catch (error) {
       query = Promise.reject(error);
     }
-    query.then(
-      (found) => {
+    // A settled promise ignores a second settlement, so the catch-all fails only reads left unanswered.
+    query
+      .then((found) => {
         for (const [id, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(id));
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
         for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
-      },
-    );
+      });
   }
 
   function flush(): void {
@@ -61,6 +61,19 @@ function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: n
       else waiting.set(id, [{ resolve, reject }]);
       if (waiting.size >= perRead) flush();
     });
+}
+
+type StampStore = Pick<PaymentStore, 'ownedStampsOf'>;
+const sharedReads = new WeakMap<StampStore, (id: string) => Promise<OwnedStamp | undefined>>();
+
+/** The shared stamp reads over a store: every stamp reader over it (records, payer's views) joins the same query. */
+function sharedStampReadsOf(store: StampStore): (id: string) => Promise<OwnedStamp | undefined> {
+  let shared = sharedReads.get(store);
+  if (!shared) {
+    shared = sharedStampReads(store, STAMPS_PER_READ);
+    sharedReads.set(store, shared);
+  }
+  return shared;
 }
 
 type Generation = Pick<Database, 'changeGeneration'>;
@@ -104,7 +117,7 @@ function generationOfTheTurn(db: Generation): () => Promise<number | undefined> 
 export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | 'ownedStampsOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {
   const kept = new Lru<string, OwnedStamp>(capacity);
   let keptAt: number | undefined;
-  const readShared = sharedStampReads(store, STAMPS_PER_READ);
+  const readShared = sharedStampReadsOf(store);
   // PostgreSQL has no generation: nothing is kept, every stamp is read.
   const keeps = db.changeGeneration() !== undefined;
   const generationNow = generationOfTheTurn(db);

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/database.ts';
+import { jsonTextList, type Sql } from '../db/database.ts';
 import type { OneStatementAddress } from '../networks/address-pool.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
@@ -285,7 +285,7 @@ export class PaymentStore {
   async ownedStampsOf(ids: readonly string[]): Promise<Map<string, OwnedStamp>> {
     const rows = await this.sql.all<StampRow & { merchant_id: string }>(
       `SELECT id, merchant_id, version, status, expires_at FROM payments WHERE ${this.sql.dialect.inJsonList('id', '?')}`,
-      [JSON.stringify(ids)],
+      [jsonTextList(ids)],
     );
     return new Map(rows.map((row) => [row.id, { ...toStamp(row), merchantId: row.merchant_id }]));
   }

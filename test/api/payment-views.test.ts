@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../api/db/database.ts';
 import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
 import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
+import type { Merchant } from '../../api/merchants/merchant.store.ts';
 import { createPaymentService } from '../../api/payments/payment.service.ts';
 import { createPaymentViewCache } from '../../api/payments/payment-view-cache.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
@@ -106,11 +107,14 @@ describe('the payment view cache', () => {
 describe('reads of a payment after a cached read', () => {
   let server: TestServer;
   let api: ReturnType<typeof merchantApi>;
+  let merchant: Merchant;
 
   before(async () => {
     server = await startTestServer();
     server.clock.set(NOW);
-    api = merchantApi(server, await server.createMerchant('Views Shop'));
+    const shop = await server.createMerchant('Views Shop');
+    merchant = shop.merchant;
+    api = merchantApi(server, shop);
   });
   after(() => server.close());
 
@@ -198,6 +202,33 @@ describe('reads of a payment after a cached read', () => {
       refused.map((r) => r.status),
       [404, 404, 404],
     );
+
+    // The same reads in one turn of the event loop, straight to the use cases: on PostgreSQL they go
+    // as one stamp query (the records' and the payer views' readers share it), and ownership is
+    // still checked on each answer it carried.
+    const stampStore = server.services.uow.stores.payments;
+    const asked: string[][] = [];
+    const ownedStampsOf = stampStore.ownedStampsOf.bind(stampStore);
+    stampStore.ownedStampsOf = (ids) => {
+      asked.push([...ids]);
+      return ownedStampsOf(ids);
+    };
+    try {
+      const first = mine[0]!.body;
+      const settled = await Promise.allSettled([
+        ...mine.slice(0, 5).map((created) => server.services.payments.get(merchant, created.body.id)),
+        server.services.payments.get(merchant, first.id),
+        server.services.payments.get(merchant, theirs.id),
+        server.services.payments.get(merchant, unknown),
+        ...mine.slice(0, 5).map((created) => server.services.checkout.snapshot(created.body.id)),
+        server.services.checkout.snapshot(theirs.id),
+      ]);
+      const answers = settled.map((s) => (s.status === 'rejected' ? (s.reason as { code: string }).code : JSON.parse(typeof s.value === 'string' ? s.value : s.value.text).id));
+      assert.deepEqual(answers, [...mine.slice(0, 5).map((c) => c.body.id), first.id, 'payment-not-found', 'payment-not-found', ...mine.slice(0, 5).map((c) => c.body.id), theirs.id]);
+      if (server.store === 'postgres') assert.equal(asked.length, 1, `stamp queries: ${JSON.stringify(asked)}`);
+    } finally {
+      stampStore.ownedStampsOf = ownedStampsOf;
+    }
   });
 
   test('turn OPEN into EXPIRED at expiresAt with no write at all', async () => {

@@ -4,6 +4,8 @@
  * run on SQLite and this returns undefined.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 
 /** A database made for one test server. */
@@ -45,14 +47,15 @@ export async function createTestDatabase(): Promise<TestDatabase | undefined> {
 
 /**
  * The same database reached through the server's Unix-domain socket instead of TCP, as an operator
- * whose PostgreSQL runs on the same machine connects (`?host=` names the socket's directory).
+ * whose PostgreSQL runs on the same machine connects (`?host=` names the socket's directory);
+ * undefined when the server's socket is not on this machine (a database elsewhere, a container).
  */
-export async function socketUrlOf(databaseUrl: string): Promise<string> {
+export async function socketUrlOf(databaseUrl: string): Promise<string | undefined> {
   const { directory, port } = await admin(databaseUrl, async (client) => ({
     directory: (await client.query<{ d: string }>('SELECT current_setting($1) AS d', ['unix_socket_directories'])).rows[0]!.d.split(',')[0]!.trim(),
     port: (await client.query<{ p: string }>('SELECT current_setting($1) AS p', ['port'])).rows[0]!.p,
   }));
-  if (!directory.startsWith('/')) throw new Error(`the cluster listens on no Unix socket directory (unix_socket_directories = "${directory}")`);
+  if (!directory.startsWith('/') || !fs.existsSync(path.join(directory, `.s.PGSQL.${port}`))) return undefined;
   const url = new URL(databaseUrl);
   url.hostname = 'localhost';
   url.port = port;

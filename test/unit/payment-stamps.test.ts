@@ -84,11 +84,13 @@ test('without a generation, the reads of one turn of the event loop share one qu
   ]);
   const store = fakeStore(rows);
   const stamps = createPaymentStamps(store, { changeGeneration: () => undefined });
-  const answers = await Promise.all([stamps.of('p1'), stamps.of('p2'), stamps.forMerchant('m1', 'p1'), stamps.of('nope'), stamps.forMerchant('m1', 'p2')]);
+  // Another reader over the same store (the payer's views beside the records) joins the same query.
+  const views = createPaymentStamps(store, { changeGeneration: () => undefined });
+  const answers = await Promise.all([stamps.of('p1'), stamps.of('p2'), stamps.forMerchant('m1', 'p1'), stamps.of('nope'), stamps.forMerchant('m1', 'p2'), views.of('p2')]);
   assert.deepEqual(store.asked, [['p1', 'p2', 'nope']]);
   assert.deepEqual(
     answers.map((a) => a && `${a.id}@${a.version}`),
-    ['p1@1', 'p2@4', 'p1@1', undefined, undefined],
+    ['p1@1', 'p2@4', 'p1@1', undefined, undefined, 'p2@4'],
   );
   // The next turn asks again: nothing is kept on PostgreSQL.
   assert.equal((await stamps.of('p2'))!.version, 4);
