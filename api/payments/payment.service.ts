@@ -108,20 +108,57 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // The page, the total and every record shown come from one snapshot of the database, even while
   // another process writes.
+  async function listIn(stores: Stores, merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
+    const stamps = await stores.payments.page(merchant.id, query, now, offset, limit);
+    const total = totalFromPage(stamps.length, offset, limit) ?? (await stores.payments.count(merchant.id, query, now));
+    const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
+    const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
+    const rendered = missing.length > 0 ? await renderMissingIn(stores, merchant, missing, now) : undefined;
+    return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
+  }
   const listInOneSnapshot = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
-    uow.snapshot(async (stores) => {
-      const stamps = await stores.payments.page(merchant.id, query, now, offset, limit);
-      const total = totalFromPage(stamps.length, offset, limit) ?? (await stores.payments.count(merchant.id, query, now));
-      const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
-      const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
-      const rendered = missing.length > 0 ? await renderMissingIn(stores, merchant, missing, now) : undefined;
-      return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
+    uow.snapshot((stores) => listIn(stores, merchant, query, now, offset, limit));
+
+  // On SQLite the lists of one turn of the event loop are read together at its end, in one read
+  // transaction: one read lock (two system calls) for all of them instead of one a statement, and
+  // their answers leave together. The transaction starts after each of those requests began, so
+  // none reads the database older than it was when it arrived. A list that fails fails alone. On
+  // PostgreSQL a transaction would put the lists on one connection, one after another: each list
+  // keeps its own statements there.
+  type ListResult = Awaited<ReturnType<typeof listIn>>;
+  type PendingList = { run(stores: Stores): Promise<ListResult>; resolve(result: ListResult): void; reject(error: unknown): void };
+  let pendingLists: PendingList[] | undefined;
+  function runLists(): void {
+    const lists = pendingLists!;
+    pendingLists = undefined;
+    uow
+      .snapshot(async (stores) => {
+        for (const list of lists) {
+          try {
+            list.resolve(await list.run(stores));
+          } catch (error) {
+            list.reject(error);
+          }
+        }
+      })
+      .catch((error: unknown) => {
+        for (const list of lists) list.reject(error);
+      });
+  }
+  const listInTheTurn = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
+    new Promise<ListResult>((resolve, reject) => {
+      if (!pendingLists) {
+        pendingLists = [];
+        setImmediate(runLists);
+      }
+      pendingLists.push({ run: (stores) => listIn(stores, merchant, query, now, offset, limit), resolve, reject });
     });
 
   async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
-    // Most pages need one statement, which is a snapshot by itself: the page tells its total and
-    // every record on it is rendered at the version listed. Anything else is read again in one
-    // read transaction.
+    if (!uow.shared) return listInTheTurn(merchant, query, now, offset, limit);
+    // On PostgreSQL most pages need one statement, which is a snapshot by itself: the page tells its
+    // total and every record on it is rendered at the version listed. Anything else is read again
+    // in one read transaction.
     const stamps = await store.page(merchant.id, query, now, offset, limit);
     const total = totalFromPage(stamps.length, offset, limit);
     if (total !== undefined) {
