@@ -8,6 +8,7 @@
  */
 import type { Database } from '../db/database.ts';
 import { Lru } from '../shared/lru.ts';
+import { perTurn } from '../shared/per-turn.ts';
 import type { OwnedStamp, PaymentStore } from './payment.store.ts';
 
 /** Stamps remembered at most (about 150 bytes each). */
@@ -16,51 +17,31 @@ export const STAMPS_KEPT = 10_000;
 export const STAMPS_PER_READ = 100;
 
 type Waiting<T> = { resolve(value: T): void; reject(error: unknown): void };
-type Waiter = Waiting<OwnedStamp | undefined>;
+type StampRead = Waiting<OwnedStamp | undefined> & { id: string };
 
 /**
- * Reads stamps from the database for every caller of one turn of the event loop in one query. Each
- * query starts after every request it answers has arrived, so none sees the database older than
- * its own read alone would have; a poll answered from one query instead of several costs both
- * processes one round trip. A failed query fails every read it carried.
+ * Reads stamps from the database for every caller of one turn of the event loop in one query, of
+ * at most `perRead` reads. A poll answered from one query instead of several costs both processes
+ * one round trip. A failed query fails every read it carried.
  */
 function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: number) {
-  let waiting: Map<string, Waiter[]> | undefined;
-
-  function send(batch: Map<string, Waiter[]>): void {
+  const gather = perTurn<StampRead>((reads) => {
     let query: Promise<Map<string, OwnedStamp>>;
     try {
-      query = store.ownedStampsOf([...batch.keys()]);
+      query = store.ownedStampsOf([...new Set(reads.map((read) => read.id))]);
     } catch (error) {
       query = Promise.reject(error);
     }
     // A settled promise ignores a second settlement, so the catch-all fails only reads left unanswered.
     query
       .then((found) => {
-        for (const [id, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(id));
+        for (const read of reads) read.resolve(found.get(read.id));
       })
       .catch((error: unknown) => {
-        for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
+        for (const read of reads) read.reject(error);
       });
-  }
-
-  function flush(): void {
-    const batch = waiting;
-    waiting = undefined;
-    if (batch) send(batch);
-  }
-
-  return (id: string): Promise<OwnedStamp | undefined> =>
-    new Promise((resolve, reject) => {
-      if (!waiting) {
-        waiting = new Map();
-        setImmediate(flush);
-      }
-      const waiters = waiting.get(id);
-      if (waiters) waiters.push({ resolve, reject });
-      else waiting.set(id, [{ resolve, reject }]);
-      if (waiting.size >= perRead) flush();
-    });
+  }, perRead);
+  return (id: string): Promise<OwnedStamp | undefined> => new Promise((resolve, reject) => gather({ id, resolve, reject }));
 }
 
 type StampStore = Pick<PaymentStore, 'ownedStampsOf'>;
@@ -87,27 +68,18 @@ const turnGenerations = new WeakMap<Generation, () => Promise<number | undefined
 function generationOfTheTurn(db: Generation): () => Promise<number | undefined> {
   let shared = turnGenerations.get(db);
   if (!shared) {
-    let waiting: Waiting<number | undefined>[] | undefined;
-    shared = () =>
-      new Promise((resolve, reject) => {
-        if (!waiting) {
-          waiting = [];
-          setImmediate(() => {
-            const answered = waiting!;
-            waiting = undefined;
-            // A database that cannot answer (closed, unavailable) fails every read that waited.
-            let generation: number | undefined;
-            try {
-              generation = db.changeGeneration();
-            } catch (error) {
-              for (const waiter of answered) waiter.reject(error);
-              return;
-            }
-            for (const waiter of answered) waiter.resolve(generation);
-          });
-        }
-        waiting.push({ resolve, reject });
-      });
+    const gather = perTurn<Waiting<number | undefined>>((reads) => {
+      // A database that cannot answer (closed, unavailable) fails every read that waited.
+      let generation: number | undefined;
+      try {
+        generation = db.changeGeneration();
+      } catch (error) {
+        for (const read of reads) read.reject(error);
+        return;
+      }
+      for (const read of reads) read.resolve(generation);
+    });
+    shared = () => new Promise((resolve, reject) => gather({ resolve, reject }));
     turnGenerations.set(db, shared);
   }
   return shared;

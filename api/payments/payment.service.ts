@@ -18,6 +18,7 @@ import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
 import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
+import { perTurn } from '../shared/per-turn.ts';
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
 export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
@@ -127,10 +128,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // keeps its own statements there.
   type ListResult = Awaited<ReturnType<typeof listIn>>;
   type PendingList = { run(stores: Stores): Promise<ListResult>; resolve(result: ListResult): void; reject(error: unknown): void };
-  let pendingLists: PendingList[] | undefined;
-  function runLists(): void {
-    const lists = pendingLists!;
-    pendingLists = undefined;
+  const gatherLists = perTurn<PendingList>((lists) => {
     uow
       .snapshot(async (stores) => {
         for (const list of lists) {
@@ -144,15 +142,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       .catch((error: unknown) => {
         for (const list of lists) list.reject(error);
       });
-  }
+  });
   const listInTheTurn = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
-    new Promise<ListResult>((resolve, reject) => {
-      if (!pendingLists) {
-        pendingLists = [];
-        setImmediate(runLists);
-      }
-      pendingLists.push({ run: (stores) => listIn(stores, merchant, query, now, offset, limit), resolve, reject });
-    });
+    new Promise<ListResult>((resolve, reject) => gatherLists({ run: (stores) => listIn(stores, merchant, query, now, offset, limit), resolve, reject }));
 
   async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
     if (!uow.shared) return listInTheTurn(merchant, query, now, offset, limit);
