@@ -46,7 +46,7 @@ export interface LockedRate {
   /** Currency units per one asset unit, the median before any spread. */
   value: string;
   currency: string;
-  sources: string[];
+  sources: readonly string[];
   /** Epoch ms of the oldest quote used. */
   at: number;
 }

@@ -90,5 +90,5 @@ export function toPaymentOutput(
 
 /** A locked rate as records show it (its time in ISO 8601), or null on a payment priced in the asset. */
 export function rateOutput(rate: LockedRate | null): PaymentOutput['rate'] {
-  return rate && { value: rate.value, currency: rate.currency, sources: rate.sources, at: isoTime(rate.at) };
+  return rate && { value: rate.value, currency: rate.currency, sources: [...rate.sources], at: isoTime(rate.at) };
 }

@@ -18,7 +18,7 @@ export interface Rate {
   value: string;
   currency: string;
   /** The sources whose fresh quotes the median used, in configured order. */
-  sources: RateSourceName[];
+  sources: readonly RateSourceName[];
   /** Epoch ms of the oldest quote used. */
   at: number;
 }
@@ -54,6 +54,11 @@ export const CURRENCY_IDLE_MS = 3_600_000;
 interface PairState {
   quotes: Map<RateSourceName, { value: string; at: number }>;
   answers: Map<RateSourceName, PairOutcome['kind']>;
+  /**
+   * The last rate worked out from `quotes`, and the times it holds for: from when it was worked out
+   * (a quote too old then stays too old later) until its oldest quote is too old. New quotes drop it.
+   */
+  worked?: { rate: Rate; from: number; until: number };
 }
 
 const keyOf = (pair: RatePair) => `${pair.short}/${pair.currency}`;
@@ -75,6 +80,7 @@ export function createRateBook(options: RateBookOptions) {
       let state = pairs.get(keyOf(pair));
       if (!state) pairs.set(keyOf(pair), (state = { quotes: new Map(), answers: new Map() }));
       state.answers.set(source, outcome.kind);
+      state.worked = undefined;
       if (outcome.kind === 'quote') state.quotes.set(source, { value: outcome.value, at });
       else if (outcome.kind === 'not-quoted') state.quotes.delete(source);
       else failures.push(`${pair.short}/${pair.currency}: ${outcome.reason}`);
@@ -126,15 +132,23 @@ export function createRateBook(options: RateBookOptions) {
     if (unanswered.length > 0) await fetchShared(unanswered);
   }
 
+  // Every fiat-priced create reads its pair's rate: the median (decimal arithmetic, a sort) is
+  // worked out again only when the quotes changed or one of those it used became too old.
   function freshRate(pair: RatePair, now: number): Rate | undefined {
     const state = pairs.get(keyOf(pair));
     if (!state) return undefined;
+    const worked = state.worked;
+    if (worked && now >= worked.from && now <= worked.until) return worked.rate;
     const used = sources.flatMap((source) => {
       const quote = state.quotes.get(source.name);
       return quote && now - quote.at <= options.maxAgeMs ? [{ source: source.name, ...quote }] : [];
     });
     if (used.length === 0) return undefined;
-    return { value: median(used.map((q) => q.value)), currency: pair.currency, sources: used.map((q) => q.source), at: Math.min(...used.map((q) => q.at)) };
+    const at = Math.min(...used.map((q) => q.at));
+    // Frozen: every caller until the quotes change gets this same object.
+    const rate: Rate = Object.freeze({ value: median(used.map((q) => q.value)), currency: pair.currency, sources: Object.freeze(used.map((q) => q.source)), at });
+    state.worked = { rate, from: now, until: at + options.maxAgeMs };
+    return rate;
   }
 
   /**

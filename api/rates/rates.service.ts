@@ -45,7 +45,7 @@ export function createRateService(deps: RateServiceDeps) {
         currency,
         data: assets.flatMap((asset) => {
           const rate = rates.get(asset.short);
-          return rate ? [{ asset: { short: asset.short, network: asset.network }, rate: rate.value, sources: rate.sources, at: isoTime(rate.at) }] : [];
+          return rate ? [{ asset: { short: asset.short, network: asset.network }, rate: rate.value, sources: [...rate.sources], at: isoTime(rate.at) }] : [];
         }),
       };
     },

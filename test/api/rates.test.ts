@@ -154,6 +154,33 @@ describe('the rate book', () => {
     assert.deepEqual(source('coinbase').requests.toSorted(), ['/v2/exchange-rates?currency=BTC', '/v2/exchange-rates?currency=BTC', '/v2/exchange-rates?currency=ETH', '/v2/exchange-rates?currency=USDT']);
   });
 
+  test('a rate read again is the one worked out before, until a quote changes or one it used grows too old', async () => {
+    source('coinbase').prices.set('BTC/USD', '64000');
+    source('kraken').fault = 'html';
+    const rates = book(['coinbase', 'kraken'], { RATE_MAX_AGE_SECONDS: '120' });
+    const first = await rates.rate('BTC', 'USD');
+    assert.deepEqual(first, { value: '64000', currency: 'USD', sources: ['coinbase'], at });
+    assert.equal(await rates.rate('BTC', 'USD'), first, 'nothing changed: the same rate, not worked out again');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.sources), 'shared by every caller, so nobody may change it');
+
+    // Kraken answers 60 s later and Coinbase fails (its quote stays, one minute old): both are used.
+    clock.advance(60_000);
+    source('kraken').fault = 'none';
+    source('kraken').prices.set('BTC/USD', '66000');
+    source('coinbase').fault = 'html';
+    await rates.refresh();
+    const both = await rates.rate('BTC', 'USD');
+    assert.deepEqual(both, { value: '65000', currency: 'USD', sources: ['coinbase', 'kraken'], at });
+    assert.equal(await rates.rate('BTC', 'USD'), both);
+
+    // Coinbase's quote passes the maximum age: the rate is Kraken's alone from then on.
+    clock.advance(60_001);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), { value: '66000', currency: 'USD', sources: ['kraken'], at: at + 60_000 });
+    // A clock set back (an NTP step) makes Coinbase's quote fresh again.
+    clock.set(at + 100_000);
+    assert.deepEqual(await rates.rate('BTC', 'USD'), both);
+  });
+
   test('with no fresh quote from any source, says rates-unavailable naming the currency, the asset and when to retry', async () => {
     source('coinbase').fault = 'forbidden';
     source('kraken').fault = 'html';
