@@ -16,74 +16,45 @@ export const STAMPS_KEPT = 10_000;
 /** Ids one shared read asks for at most. */
 export const STAMPS_PER_READ = 100;
 
-type Waiting<T> = { resolve(value: T): void; reject(error: unknown): void };
-type StampRead = Waiting<OwnedStamp | undefined> & { id: string };
+/** `make` once per key object: later calls with the same key get what the first made. */
+function oncePer<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) {
+      value = make(key);
+      made.set(key, value);
+    }
+    return value;
+  };
+}
 
 /**
  * Reads stamps from the database for every caller of one turn of the event loop in one query, of
- * at most `perRead` reads. A poll answered from one query instead of several costs both processes
- * one round trip. A failed query fails every read it carried.
+ * at most STAMPS_PER_READ reads. A poll answered from one query instead of several costs both
+ * processes one round trip. A failed query fails every read it carried. One per store: every stamp
+ * reader over it (records, payer's views) joins the same query.
  */
-function sharedStampReads(store: Pick<PaymentStore, 'ownedStampsOf'>, perRead: number) {
-  const gather = perTurn<StampRead>((reads) => {
-    let query: Promise<Map<string, OwnedStamp>>;
-    try {
-      query = store.ownedStampsOf([...new Set(reads.map((read) => read.id))]);
-    } catch (error) {
-      query = Promise.reject(error);
-    }
-    // A settled promise ignores a second settlement, so the catch-all fails only reads left unanswered.
-    query
-      .then((found) => {
-        for (const read of reads) read.resolve(found.get(read.id));
-      })
-      .catch((error: unknown) => {
-        for (const read of reads) read.reject(error);
-      });
-  }, perRead);
-  return (id: string): Promise<OwnedStamp | undefined> => new Promise((resolve, reject) => gather({ id, resolve, reject }));
-}
-
-type StampStore = Pick<PaymentStore, 'ownedStampsOf'>;
-const sharedReads = new WeakMap<StampStore, (id: string) => Promise<OwnedStamp | undefined>>();
-
-/** The shared stamp reads over a store: every stamp reader over it (records, payer's views) joins the same query. */
-function sharedStampReadsOf(store: StampStore): (id: string) => Promise<OwnedStamp | undefined> {
-  let shared = sharedReads.get(store);
-  if (!shared) {
-    shared = sharedStampReads(store, STAMPS_PER_READ);
-    sharedReads.set(store, shared);
-  }
-  return shared;
-}
-
-type Generation = Pick<Database, 'changeGeneration'>;
-const turnGenerations = new WeakMap<Generation, () => Promise<number | undefined>>();
+const sharedStampReadsOf = oncePer((store: Pick<PaymentStore, 'ownedStampsOf'>) =>
+  perTurn<string, OwnedStamp | undefined>(async (reads) => {
+    const found = await store.ownedStampsOf([...new Set(reads.map((read) => read.item))]);
+    for (const read of reads) read.resolve(found.get(read.item));
+  }, STAMPS_PER_READ),
+);
 
 /**
  * The change generation, asked of the database once for every read of one turn of the event loop
  * (on SQLite each ask is a system call). It is asked after every read waiting for it began, so none
- * misses a change made before it arrived. Shared by every stamp reader over the same database.
+ * misses a change made before it arrived; a database that cannot answer (closed, unavailable) fails
+ * every read that waited. One per database: every stamp reader over it shares the ask.
  */
-function generationOfTheTurn(db: Generation): () => Promise<number | undefined> {
-  let shared = turnGenerations.get(db);
-  if (!shared) {
-    const gather = perTurn<Waiting<number | undefined>>((reads) => {
-      // A database that cannot answer (closed, unavailable) fails every read that waited.
-      let generation: number | undefined;
-      try {
-        generation = db.changeGeneration();
-      } catch (error) {
-        for (const read of reads) read.reject(error);
-        return;
-      }
-      for (const read of reads) read.resolve(generation);
-    });
-    shared = () => new Promise((resolve, reject) => gather({ resolve, reject }));
-    turnGenerations.set(db, shared);
-  }
-  return shared;
-}
+const generationOfTheTurn = oncePer((db: Pick<Database, 'changeGeneration'>) => {
+  const ask = perTurn<void, number | undefined>((reads) => {
+    const generation = db.changeGeneration();
+    for (const read of reads) read.resolve(generation);
+  });
+  return () => ask();
+});
 
 /** Creates the stamp reader over the bare payment store. */
 export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | 'ownedStampsOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {
@@ -97,7 +68,6 @@ export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | '
   async function read(id: string): Promise<OwnedStamp | undefined> {
     if (!keeps) return readShared(id);
     const generation = await generationNow();
-    if (generation === undefined) return readShared(id);
     if (generation !== keptAt) {
       kept.clear();
       keptAt = generation;

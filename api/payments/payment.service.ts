@@ -127,27 +127,20 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // PostgreSQL a transaction would put the lists on one connection, one after another: each list
   // keeps its own statements there.
   type ListResult = Awaited<ReturnType<typeof listIn>>;
-  type PendingList = { run(stores: Stores): Promise<ListResult>; resolve(result: ListResult): void; reject(error: unknown): void };
-  const gatherLists = perTurn<PendingList>((lists) => {
-    uow
-      .snapshot(async (stores) => {
-        for (const list of lists) {
-          try {
-            list.resolve(await list.run(stores));
-          } catch (error) {
-            list.reject(error);
-          }
+  const listInTheTurn = perTurn<(stores: Stores) => Promise<ListResult>, ListResult>((lists) =>
+    uow.snapshot(async (stores) => {
+      for (const list of lists) {
+        try {
+          list.resolve(await list.item(stores));
+        } catch (error) {
+          list.reject(error);
         }
-      })
-      .catch((error: unknown) => {
-        for (const list of lists) list.reject(error);
-      });
-  });
-  const listInTheTurn = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
-    new Promise<ListResult>((resolve, reject) => gatherLists({ run: (stores) => listIn(stores, merchant, query, now, offset, limit), resolve, reject }));
+      }
+    }),
+  );
 
   async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
-    if (!uow.shared) return listInTheTurn(merchant, query, now, offset, limit);
+    if (!uow.shared) return listInTheTurn((stores) => listIn(stores, merchant, query, now, offset, limit));
     // On PostgreSQL most pages need one statement, which is a snapshot by itself: the page tells its
     // total and every record on it is rendered at the version listed. Anything else is read again
     // in one read transaction.

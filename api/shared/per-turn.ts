@@ -6,23 +6,41 @@
  * arrived.
  */
 
+/** One caller waiting in a turn's batch: what it asked for, and how to answer it. */
+export interface Waiting<T, R> {
+  item: T;
+  resolve(value: R): void;
+  reject(error: unknown): void;
+}
+
 /**
- * Gathers the items passed during one turn of the event loop and hands them to `flush` together
- * at the turn's end (setImmediate), or at once when `max` are waiting.
+ * Gathers the items asked for during one turn of the event loop and hands them to `flush`
+ * together at the turn's end (setImmediate), or at once when `max` are waiting. Each caller gets a
+ * promise that `flush` settles; if `flush` throws or its promise rejects, every caller it left
+ * unanswered gets that error (a settled promise ignores a second settlement).
  */
-export function perTurn<T>(flush: (items: T[]) => void, max = Infinity): (item: T) => void {
-  let waiting: T[] | undefined;
+export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Promise<void>, max = Infinity): (item: T) => Promise<R> {
+  let waiting: Array<Waiting<T, R>> | undefined;
+  const failAll = (batch: Array<Waiting<T, R>>, error: unknown) => {
+    for (const caller of batch) caller.reject(error);
+  };
   const send = () => {
-    const items = waiting;
+    const batch = waiting;
     waiting = undefined;
-    if (items) flush(items);
-  };
-  return (item) => {
-    if (!waiting) {
-      waiting = [];
-      setImmediate(send);
+    if (!batch) return;
+    try {
+      flush(batch)?.catch((error: unknown) => failAll(batch, error));
+    } catch (error) {
+      failAll(batch, error);
     }
-    waiting.push(item);
-    if (waiting.length >= max) send();
   };
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      if (!waiting) {
+        waiting = [];
+        setImmediate(send);
+      }
+      waiting.push({ item, resolve, reject });
+      if (waiting.length >= max) send();
+    });
 }

@@ -1,33 +1,72 @@
 /** Work gathered over one turn of the event loop: handed over together at the turn's end, or early at `max`. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { perTurn } from '../../api/shared/per-turn.ts';
+import { perTurn, type Waiting } from '../../api/shared/per-turn.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-test("the items of one turn are handed over together at the turn's end, those of the next turn apart", async () => {
+// A gatherer that records each batch's items and answers each item with its double.
+function doubling(max?: number) {
   const flushed: number[][] = [];
-  const gather = perTurn<number>((items) => flushed.push(items));
-  gather(1);
-  gather(2);
+  const gather = perTurn<number, number>((batch) => {
+    flushed.push(batch.map((caller) => caller.item));
+    for (const caller of batch) caller.resolve(caller.item * 2);
+  }, max);
+  return { flushed, gather };
+}
+
+test("the items of one turn are handed over together at the turn's end, those of the next turn apart", async () => {
+  const { flushed, gather } = doubling();
+  const answers = [gather(1), gather(2)];
   await Promise.resolve();
-  gather(3);
+  answers.push(gather(3));
   assert.deepEqual(flushed, [], 'nothing before the turn ends');
   await nextTurn();
   assert.deepEqual(flushed, [[1, 2, 3]]);
-  gather(4);
+  assert.deepEqual(await Promise.all(answers), [2, 4, 6], 'each caller gets its own answer');
+  const later = gather(4);
   await nextTurn();
   assert.deepEqual(flushed, [[1, 2, 3], [4]]);
+  assert.equal(await later, 8);
 });
 
-test('at `max` waiting items they are handed over at once, and the rest at the turn\'s end', async () => {
-  const flushed: number[][] = [];
-  const gather = perTurn<number>((items) => flushed.push(items), 2);
-  for (let i = 1; i <= 5; i++) gather(i);
+test("at `max` waiting items they are handed over at once, and the rest at the turn's end", async () => {
+  const { flushed, gather } = doubling(2);
+  const answers = [1, 2, 3, 4, 5].map((i) => gather(i));
   assert.deepEqual(flushed, [
     [1, 2],
     [3, 4],
   ]);
   await nextTurn();
   assert.deepEqual(flushed, [[1, 2], [3, 4], [5]]);
+  assert.deepEqual(await Promise.all(answers), [2, 4, 6, 8, 10]);
+});
+
+test('a flush that throws fails every caller of its batch, and the next turn flushes again', async () => {
+  let fail = true;
+  const gather = perTurn<number, number>((batch) => {
+    if (fail) throw new Error('the database is closed');
+    for (const caller of batch) caller.resolve(caller.item);
+  });
+  const results = await Promise.allSettled([gather(1), gather(2)]);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value)),
+    ['the database is closed', 'the database is closed'],
+  );
+  fail = false;
+  assert.equal(await gather(3), 3);
+});
+
+test('a flush whose promise rejects fails only the callers it left unanswered', async () => {
+  const gather = perTurn<number, number>(async (batch: Array<Waiting<number, number>>) => {
+    batch[0]!.resolve(10);
+    batch[1]!.reject(new Error('this one alone'));
+    await Promise.resolve();
+    throw new Error('the transaction failed');
+  });
+  const results = await Promise.allSettled([gather(1), gather(2), gather(3)]);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value)),
+    [10, 'this one alone', 'the transaction failed'],
+  );
 });
