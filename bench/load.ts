@@ -152,6 +152,11 @@ export async function compare(
     }
     rounds.push({ ours, reference });
   }
+  return summarize(rounds);
+}
+
+/** A comparison's medians over its rounds. */
+function summarize(rounds: Comparison['rounds']): Comparison {
   return {
     ours: median(rounds.map((r) => r.ours.requestsPerSecond)),
     reference: median(rounds.map((r) => r.reference.requestsPerSecond)),
@@ -169,19 +174,25 @@ export async function compare(
 /**
  * Like `compare`, but the service side is several instances loaded at once (the connections split
  * between them), as behind a load balancer: its figures are the sum of their rates, the worst of
- * their latency medians, and their CPU over all the requests they answered.
+ * their latency medians, and their CPU over all the requests they answered. Each round also loads
+ * the first instance alone with the whole load, in turn with the others, so "several instances ÷
+ * one" is a median of per-round ratios measured side by side, like every other ratio (measured
+ * minutes apart, the machine's drift alone could move it by a fifth).
  */
 export async function compareSpread(
   targets: { services: Target[]; reference: Target },
   paths: { service: string; reference: string },
   spec: LoadSpec,
   shape: LoadShape & { rounds: number; warmup: LoadShape },
-): Promise<Comparison> {
+): Promise<{ reference: Comparison; alone: Comparison }> {
+  // The same connections and requests in all as one instance gets, shared out as evenly as they go
+  // (10 connections over three instances: 4, 3 and 3).
+  const share = (total: number, i: number) => Math.floor(total / targets.services.length) + (i < total % targets.services.length ? 1 : 0);
   const split = (total: LoadShape) =>
-    targets.services.map(() => ({
+    targets.services.map((_, i) => ({
       ...total,
-      connections: Math.max(1, Math.round(total.connections / targets.services.length)),
-      ...(total.amount ? { amount: Math.ceil(total.amount / targets.services.length) } : {}),
+      connections: Math.max(1, share(total.connections, i)),
+      ...(total.amount ? { amount: share(total.amount, i) } : {}),
     }));
   const spread = async (total: LoadShape): Promise<RoundResult> => {
     const shapes = split(total);
@@ -195,24 +206,26 @@ export async function compareSpread(
       cpuMicros: results.reduce((sum, r) => sum + r.cpuMicros * r.requests, 0) / requests,
     };
   };
+  // The first instance is warmed by the spread's warm-up (and by whatever ran on it before).
   await spread(shape.warmup);
   await loadOnce(targets.reference, paths.reference, spec, shape.warmup);
-  const rounds: Comparison['rounds'] = [];
-  for (let i = 0; i < shape.rounds; i++) {
-    const ours = await spread(shape);
-    const reference = await loadOnce(targets.reference, paths.reference, spec, shape);
-    rounds.push({ ours, reference });
-  }
-  return {
-    ours: median(rounds.map((r) => r.ours.requestsPerSecond)),
-    reference: median(rounds.map((r) => r.reference.requestsPerSecond)),
-    ratio: median(rounds.map((r) => r.ours.requestsPerSecond / r.reference.requestsPerSecond)),
-    p50: median(rounds.map((r) => r.ours.p50)),
-    p99: median(rounds.map((r) => r.ours.p99)),
-    referenceP50: median(rounds.map((r) => r.reference.p50)),
-    referenceP99: median(rounds.map((r) => r.reference.p99)),
-    cpuMicros: median(rounds.map((r) => r.ours.cpuMicros)),
-    referenceCpuMicros: median(rounds.map((r) => r.reference.cpuMicros)),
-    rounds,
+  const runs = {
+    spread: () => spread(shape),
+    reference: () => loadOnce(targets.reference, paths.reference, spec, shape),
+    alone: () => loadOnce(targets.services[0]!, paths.service, spec, shape),
   };
+  const order = ['spread', 'reference', 'alone'] as const;
+  const versusReference: Comparison['rounds'] = [];
+  const versusAlone: Comparison['rounds'] = [];
+  for (let i = 0; i < shape.rounds; i++) {
+    // Each round starts with the next of the three, so none always runs first.
+    const results: Partial<Record<(typeof order)[number], RoundResult>> = {};
+    for (let k = 0; k < order.length; k++) {
+      const kind = order[(i + k) % order.length]!;
+      results[kind] = await runs[kind]();
+    }
+    versusReference.push({ ours: results.spread!, reference: results.reference! });
+    versusAlone.push({ ours: results.spread!, reference: results.alone! });
+  }
+  return { reference: summarize(versusReference), alone: summarize(versusAlone) };
 }

@@ -130,6 +130,10 @@ ${rendered}
   synchronous_commit and full_page_writes on), holding a copy of the SQLite database (imported with the
   \`db import-sqlite\` code). The instances connect through its Unix socket (\`DATABASE_URL=…?host=<socket
   directory>\`), as a service on the database's machine would; the address pool is topped up before the rows.
+  The three-instance rows share the same connections (4, 3 and 3) and creates among three instances on the
+  same database; each of their rounds loads the three instances, the reference and the first instance alone
+  (the whole load), starting with a different one each round. "3 instances ÷ 1 instance" is the median of
+  those rounds' ratios of the three to the first alone.
 - Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with
   the address-pool worker: ${(peakRss.first / MB).toFixed(0)} MB; second start, 100k rows: ${(peakRss.second / MB).toFixed(0)} MB).
 - Weights are the bytes on the wire (bodies, not headers) of GETs sent with Accept-Encoding: br, gzip, as a
