@@ -67,7 +67,9 @@ export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | '
 
   async function read(id: string): Promise<OwnedStamp | undefined> {
     if (!keeps) return readShared(id);
-    const generation = await generationNow();
+    // A database that told a generation at start tells one on every ask; were it ever to answer
+    // none, NaN equals nothing, so nothing would be kept and every stamp read from the database.
+    const generation = (await generationNow()) ?? Number.NaN;
     if (generation !== keptAt) {
       kept.clear();
       keptAt = generation;

@@ -13,11 +13,20 @@ export interface Waiting<T, R> {
   reject(error: unknown): void;
 }
 
+/** What a caller gets when `flush` is done without having answered it: a bug in the flush. */
+export class LeftUnanswered extends Error {
+  override name = 'LeftUnanswered';
+  constructor() {
+    super('the work of this turn ended without answering this caller');
+  }
+}
+
 /**
  * Gathers the items asked for during one turn of the event loop and hands them to `flush`
  * together at the turn's end (setImmediate), or at once when `max` are waiting. Each caller gets a
  * promise that `flush` settles; if `flush` throws or its promise rejects, every caller it left
- * unanswered gets that error (a settled promise ignores a second settlement).
+ * unanswered gets that error, and if it ends without answering one, that one gets LeftUnanswered,
+ * so no caller waits forever (a settled promise ignores a second settlement).
  */
 export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Promise<void>, max = Infinity): (item: T) => Promise<R> {
   let waiting: Array<Waiting<T, R>> | undefined;
@@ -28,10 +37,20 @@ export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Pro
     const batch = waiting;
     waiting = undefined;
     if (!batch) return;
+    let done: void | Promise<void>;
     try {
-      flush(batch)?.catch((error: unknown) => failAll(batch, error));
+      done = flush(batch);
     } catch (error) {
       failAll(batch, error);
+      return;
+    }
+    if (done) {
+      done.then(
+        () => failAll(batch, new LeftUnanswered()),
+        (error: unknown) => failAll(batch, error),
+      );
+    } else {
+      failAll(batch, new LeftUnanswered());
     }
   };
   return (item) =>

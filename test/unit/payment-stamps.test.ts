@@ -190,3 +190,15 @@ test("SQLite's change generation moves with this connection's writes and with an
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a database that stops telling its generation has every stamp read, none kept under no generation', async () => {
+  const rows = new Map([['p1', stamp(1)]]);
+  const store = fakeStore(rows);
+  let generation: number | undefined = 1;
+  const stamps = createPaymentStamps(store, { changeGeneration: () => generation });
+  generation = undefined;
+  assert.equal((await stamps.of('p1'))!.version, 1);
+  rows.set('p1', stamp(2));
+  assert.equal((await stamps.of('p1'))!.version, 2, 'a change made meanwhile shows');
+  assert.equal(store.reads(), 2);
+});

@@ -1,7 +1,7 @@
 /** Work gathered over one turn of the event loop: handed over together at the turn's end, or early at `max`. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { perTurn, type Waiting } from '../../api/shared/per-turn.ts';
+import { LeftUnanswered, perTurn, type Waiting } from '../../api/shared/per-turn.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -68,5 +68,35 @@ test('a flush whose promise rejects fails only the callers it left unanswered', 
   assert.deepEqual(
     results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value)),
     [10, 'this one alone', 'the transaction failed'],
+  );
+});
+
+test('a caller the flush forgot gets an error instead of waiting forever, whether the flush is synchronous or not', async () => {
+  for (const flush of [
+    (batch: Array<Waiting<number, number>>) => batch[0]!.resolve(1),
+    async (batch: Array<Waiting<number, number>>) => {
+      await Promise.resolve();
+      batch[0]!.resolve(1);
+    },
+  ]) {
+    const gather = perTurn<number, number>(flush);
+    const results = await Promise.allSettled([gather(1), gather(2)]);
+    assert.equal(results[0]!.status === 'fulfilled' && results[0]!.value, 1);
+    assert.ok(results[1]!.status === 'rejected' && results[1]!.reason instanceof LeftUnanswered);
+  }
+});
+
+test('a flush that throws when `max` hands a batch over early fails that batch alone', async () => {
+  let calls = 0;
+  const gather = perTurn<number, number>((batch) => {
+    calls += 1;
+    if (calls === 1) throw new Error('first batch failed');
+    for (const caller of batch) caller.resolve(caller.item);
+  }, 2);
+  const answers = [1, 2, 3].map((i) => gather(i));
+  const results = await Promise.allSettled(answers);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value)),
+    ['first batch failed', 'first batch failed', 3],
   );
 });
