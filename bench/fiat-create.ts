@@ -16,11 +16,11 @@ import { createRequests, DERIVED_NETWORKS, signedRequest } from './signed-create
 
 // Five rounds, as every other row: with three, one WAL checkpoint (every thousand creates or so,
 // tens of milliseconds) landing in a round of one kind moved the median ratio by a few hundredths.
-const SHAPE: LoadShape & { rounds: number; warmup: LoadShape } = { connections: 10, seconds: 0, amount: 400, rounds: 5, warmup: { connections: 10, seconds: 0, amount: 500 } };
+export const FIAT_SHAPE: LoadShape & { rounds: number; warmup: LoadShape } = { connections: 10, seconds: 0, amount: 400, rounds: 5, warmup: { connections: 10, seconds: 0, amount: 500 } };
 // Both kinds of create draw on the pools (four of five networks are pooled). A pool refills once a
 // quarter of it is gone and creates pause (between rounds), or at once past three quarters: sized,
 // as run.ts's, so no more than a quarter is ever used and no key derivation runs during the row.
-const POOL_SIZE = 4 * Math.ceil((2 * (SHAPE.warmup.amount! + SHAPE.rounds * SHAPE.amount!)) / 5) + 100;
+export const FIAT_POOL_SIZE = 4 * Math.ceil((2 * (FIAT_SHAPE.warmup.amount! + FIAT_SHAPE.rounds * FIAT_SHAPE.amount!)) / 5) + 100;
 // US dollars per unit of each served ticker, slightly different per source so the median matters.
 const QUOTES = { BTC: 64000, LTC: 85, ETH: 3100, USDT: 0.9998, USDC: 1.0001, TRX: 0.25, XRP: 2.5 };
 
@@ -33,9 +33,9 @@ export async function fiatCreateRow(nodeFlags: NodeFlags, log: (message: string)
   );
   const port = await freePort();
   const { dataDir } = await prepareDataDir(port, 0);
-  const service = await startService(dataDir, port, POOL_SIZE, nodeFlags, rateEnv(sources));
+  const service = await startService(dataDir, port, FIAT_POOL_SIZE, nodeFlags, rateEnv(sources));
   try {
-    await waitForFullPool(dataDir, DERIVED_NETWORKS, POOL_SIZE, 180_000);
+    await waitForFullPool(dataDir, DERIVED_NETWORKS, FIAT_POOL_SIZE, 180_000);
     const keys = demoKeys(dataDir);
     const assetPriced = createRequests(keys, keys.shopUrl);
     // The same bodies with `price` (19.99 USD) in place of `amount`.
@@ -47,7 +47,7 @@ export async function fiatCreateRow(nodeFlags: NodeFlags, log: (message: string)
     const spec = (perRequest: typeof fiatPriced) => ({ method: 'POST' as const, path: '/v2/payment', perRequest, expectStatus: 200 });
     const label = 'POST /v2/payment priced in USD ÷ priced in the asset (same service)';
     const started = performance.now();
-    const result = await compare({ service, reference: service }, { service: '/v2/payment', reference: '/v2/payment' }, spec(fiatPriced), SHAPE, spec(assetPriced));
+    const result = await compare({ service, reference: service }, { service: '/v2/payment', reference: '/v2/payment' }, spec(fiatPriced), FIAT_SHAPE, spec(assetPriced));
     log(`  ${label}: ${result.ours.toFixed(0)} vs ${result.reference.toFixed(0)} req/s (ratio ${result.ratio.toFixed(2)}), p99 ${result.p99.toFixed(2)} vs ${result.referenceP99.toFixed(2)} ms [${((performance.now() - started) / 1000).toFixed(1)} s]`);
     return { label, result, target: 0.9 };
   } finally {

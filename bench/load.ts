@@ -185,15 +185,20 @@ export async function compareSpread(
   spec: LoadSpec,
   shape: LoadShape & { rounds: number; warmup: LoadShape },
 ): Promise<{ reference: Comparison; alone: Comparison }> {
-  // The same connections and requests in all as one instance gets, shared out as evenly as they go
-  // (10 connections over three instances: 4, 3 and 3).
-  const share = (total: number, i: number) => Math.floor(total / targets.services.length) + (i < total % targets.services.length ? 1 : 0);
-  const split = (total: LoadShape) =>
-    targets.services.map((_, i) => ({
-      ...total,
-      connections: Math.max(1, share(total.connections, i)),
-      ...(total.amount ? { amount: share(total.amount, i) } : {}),
-    }));
+  // The same connections and requests in all as one instance gets: the connections shared out as
+  // evenly as they go (10 over three instances: 4, 3 and 3), and a create round's requests in the
+  // same proportion (600: 240, 180 and 180), so the three finish together. Each instance's rate is
+  // measured over its own span: requests split evenly would let the one with more connections
+  // finish early, and the sum of the rates would overstate the three by up to a tenth.
+  const n = targets.services.length;
+  const connections = (total: number) => targets.services.map((_, i) => Math.max(1, Math.floor(total / n) + (i < total % n ? 1 : 0)));
+  const split = (total: LoadShape) => {
+    const each = connections(total.connections);
+    const all = each.reduce((sum, c) => sum + c, 0);
+    const amounts = total.amount ? each.map((c) => Math.floor((total.amount! * c) / all)) : undefined;
+    if (amounts) amounts[0]! += total.amount! - amounts.reduce((sum, a) => sum + a, 0);
+    return each.map((c, i) => ({ ...total, connections: c, ...(amounts ? { amount: amounts[i]! } : {}) }));
+  };
   const spread = async (total: LoadShape): Promise<RoundResult> => {
     const shapes = split(total);
     const results = await Promise.all(targets.services.map((service, i) => loadOnce(service, paths.service, spec, shapes[i]!)));

@@ -20,6 +20,9 @@ import type { Row } from './report.ts';
 import { prepareRows, type RowKey, type RowSpec } from './scenario.ts';
 import { DERIVED_NETWORKS } from './signed-create.ts';
 
+/** Addresses per network the PostgreSQL rows' pool holds beyond the first start's (see below). */
+export const POSTGRES_POOL_MARGIN = 6_000;
+
 type Shape = LoadShape & { rounds: number; warmup: LoadShape };
 
 // Contract section 20, PostgreSQL with durable settings: reads at least 0.6 of the reference, signed creates 0.4.
@@ -75,7 +78,7 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
     // it up before the rows start, and leaves it above the refill mark through both create rows
     // (about 2,400 creates a network: the single instance's row, then three instances and the first
     // alone in turn).
-    const poolSize = options.poolSize + 6_000;
+    const poolSize = options.poolSize + POSTGRES_POOL_MARGIN;
     const first = await startService(dataDir, port, poolSize, options.nodeFlags, env);
     running.push(first);
     const waited = await waitForFullPool(dataDir, DERIVED_NETWORKS, poolSize, 300_000, databaseUrl);

@@ -1,8 +1,10 @@
 /** The bench's one table, for the terminal and for bench/results.md. */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { FIAT_POOL_SIZE, FIAT_SHAPE } from './fiat-create.ts';
 import type { Comparison } from './load.ts';
 import type { Weight } from './page-weight.ts';
+import { POSTGRES_POOL_MARGIN } from './postgres-rows.ts';
 
 /** A throughput row: the comparison and its target ratio. */
 export interface Row {
@@ -116,7 +118,8 @@ ${rendered}
 - Creates: every request is a new body (own invoice and customer), signed with the demo merchant's
   secret key (X-HMAC over its bytes), cycling BTC, LTC, USDT-ERC20, USDT-TRC20 and XRP. The address pool
   (${settings.poolSize} per network) is full before the first round and never drops below three quarters (where a refill would start), so no key is derived
-  during the measurement.
+  during the measurement. The fiat ÷ asset row runs on a service of its own: ${FIAT_SHAPE.rounds} rounds of ${FIAT_SHAPE.amount} creates of each kind
+  after ${FIAT_SHAPE.warmup.amount} of each, on a pool of ${FIAT_POOL_SIZE.toLocaleString('en')} per network, of which it never uses a quarter.
 - Reads look at a payment made through the API with one partial transaction seen. The 304 row sends the
   payment's current ETag in If-None-Match.
 - Lists: a merchant looking up which of ten of its orders are paid,
@@ -129,9 +132,10 @@ ${rendered}
 - PostgreSQL rows: a throw-away PostgreSQL cluster on the same machine, run as operators run it (fsync,
   synchronous_commit and full_page_writes on), holding a copy of the SQLite database (imported with the
   \`db import-sqlite\` code). The instances connect through its Unix socket (\`DATABASE_URL=…?host=<socket
-  directory>\`), as a service on the database's machine would; the address pool is topped up before the rows.
-  The three-instance rows share the same connections (4, 3 and 3) and creates among three instances on the
-  same database; each of their rounds loads the three instances, the reference and the first instance alone
+  directory>\`), as a service on the database's machine would; the address pool (the first start's plus
+  ${POSTGRES_POOL_MARGIN.toLocaleString('en')} per network) is topped up before the rows and never a quarter used.
+  The three-instance rows share the same connections (4, 3 and 3) and creates (in the same proportion) among
+  three instances on the same database; each of their rounds loads the three instances, the reference and the first instance alone
   (the whole load), starting with a different one each round. "3 instances ÷ 1 instance" is the median of
   those rounds' ratios of the three to the first alone.
 - Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with
