@@ -48,13 +48,12 @@ const sharedStampReadsOf = oncePer((store: Pick<PaymentStore, 'ownedStampsOf'>) 
  * misses a change made before it arrived; a database that cannot answer (closed, unavailable) fails
  * every read that waited. One per database: every stamp reader over it shares the ask.
  */
-const generationOfTheTurn = oncePer((db: Pick<Database, 'changeGeneration'>) => {
-  const ask = perTurn<void, number | undefined>((reads) => {
+const generationOfTheTurn = oncePer((db: Pick<Database, 'changeGeneration'>) =>
+  perTurn<void, number | undefined>((reads) => {
     const generation = db.changeGeneration();
     for (const read of reads) read.resolve(generation);
-  });
-  return () => ask();
-});
+  }),
+);
 
 /** Creates the stamp reader over the bare payment store. */
 export function createPaymentStamps(store: Pick<PaymentStore, 'ownedStampOf' | 'ownedStampsOf'>, db: Pick<Database, 'changeGeneration'>, capacity = STAMPS_KEPT) {

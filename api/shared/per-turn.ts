@@ -21,18 +21,40 @@ export class LeftUnanswered extends Error {
   }
 }
 
+// A caller's answer, settled once: what the flush did not answer is known without a new error per turn.
+class Caller<T, R> implements Waiting<T, R> {
+  settled = false;
+  constructor(
+    readonly item: T,
+    private readonly answer: (value: R) => void,
+    private readonly fail: (error: unknown) => void,
+  ) {}
+  resolve(value: R): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.answer(value);
+  }
+  reject(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.fail(error);
+  }
+}
+
+// Fails the callers of a batch still waiting: with `error`, or with LeftUnanswered, made only if one is.
+function failWaiting<T, R>(batch: Array<Caller<T, R>>, error?: unknown): void {
+  for (const caller of batch) if (!caller.settled) caller.reject(error ?? new LeftUnanswered());
+}
+
 /**
  * Gathers the items asked for during one turn of the event loop and hands them to `flush`
  * together at the turn's end (setImmediate), or at once when `max` are waiting. Each caller gets a
  * promise that `flush` settles; if `flush` throws or its promise rejects, every caller it left
  * unanswered gets that error, and if it ends without answering one, that one gets LeftUnanswered,
- * so no caller waits forever (a settled promise ignores a second settlement).
+ * so no caller waits forever.
  */
 export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Promise<void>, max = Infinity): (item: T) => Promise<R> {
-  let waiting: Array<Waiting<T, R>> | undefined;
-  const failAll = (batch: Array<Waiting<T, R>>, error: unknown) => {
-    for (const caller of batch) caller.reject(error);
-  };
+  let waiting: Array<Caller<T, R>> | undefined;
   const send = () => {
     const batch = waiting;
     waiting = undefined;
@@ -41,16 +63,16 @@ export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Pro
     try {
       done = flush(batch);
     } catch (error) {
-      failAll(batch, error);
+      failWaiting(batch, error);
       return;
     }
     if (done) {
       done.then(
-        () => failAll(batch, new LeftUnanswered()),
-        (error: unknown) => failAll(batch, error),
+        () => failWaiting(batch),
+        (error: unknown) => failWaiting(batch, error),
       );
     } else {
-      failAll(batch, new LeftUnanswered());
+      failWaiting(batch);
     }
   };
   return (item) =>
@@ -59,7 +81,7 @@ export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Pro
         waiting = [];
         setImmediate(send);
       }
-      waiting.push({ item, resolve, reject });
+      waiting.push(new Caller(item, resolve, reject));
       if (waiting.length >= max) send();
     });
 }
