@@ -10,6 +10,7 @@ import { rateEnv, startSourceServer } from '../test/helpers/rate-source-servers.
 import { compare, type LoadShape } from './load.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type NodeFlags, startService } from './processes.ts';
+import { poolFor } from './run-settings.ts';
 import type { Row } from './report.ts';
 import { demoKeys, prepareDataDir } from './scenario.ts';
 import { createRequests, DERIVED_NETWORKS, signedRequest } from './signed-create.ts';
@@ -17,10 +18,8 @@ import { createRequests, DERIVED_NETWORKS, signedRequest } from './signed-create
 // Five rounds, as every other row: with three, one WAL checkpoint (every thousand creates or so,
 // tens of milliseconds) landing in a round of one kind moved the median ratio by a few hundredths.
 export const FIAT_SHAPE: LoadShape & { rounds: number; warmup: LoadShape } = { connections: 10, seconds: 0, amount: 400, rounds: 5, warmup: { connections: 10, seconds: 0, amount: 500 } };
-// Both kinds of create draw on the pools (four of five networks are pooled). A pool refills once a
-// quarter of it is gone and creates pause (between rounds), or at once past three quarters: sized,
-// as run.ts's, so no more than a quarter is ever used and no key derivation runs during the row.
-export const FIAT_POOL_SIZE = 4 * Math.ceil((2 * (FIAT_SHAPE.warmup.amount! + FIAT_SHAPE.rounds * FIAT_SHAPE.amount!)) / 5) + 100;
+// Both kinds of create draw on the pools: sized, as run.ts's, so no refill runs during the row.
+export const FIAT_POOL_SIZE = poolFor(2 * (FIAT_SHAPE.warmup.amount! + FIAT_SHAPE.rounds * FIAT_SHAPE.amount!));
 // US dollars per unit of each served ticker, slightly different per source so the median matters.
 const QUOTES = { BTC: 64000, LTC: 85, ETH: 3100, USDT: 0.9998, USDC: 1.0001, TRX: 0.25, XRP: 2.5 };
 

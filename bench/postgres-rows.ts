@@ -20,9 +20,6 @@ import type { Row } from './report.ts';
 import { prepareRows, type RowKey, type RowSpec } from './scenario.ts';
 import { DERIVED_NETWORKS } from './signed-create.ts';
 
-/** Addresses per network the PostgreSQL rows' pool holds beyond the first start's (see below). */
-export const POSTGRES_POOL_MARGIN = 6_000;
-
 type Shape = LoadShape & { rounds: number; warmup: LoadShape };
 
 // Contract section 20, PostgreSQL with durable settings: reads at least 0.6 of the reference, signed creates 0.4.
@@ -32,6 +29,7 @@ const CREATE_TARGET = 0.4;
 /** What the PostgreSQL rows need from the run. */
 export interface PostgresRowsOptions {
   dataDir: string;
+  /** ADDRESS_POOL_SIZE of every instance (run-settings.ts: POSTGRES_POOL_SIZE). */
   poolSize: number;
   nodeFlags: NodeFlags;
   reference: BenchProcess;
@@ -74,11 +72,9 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
     // through its Unix socket, which saves each round trip the TCP loopback's work.
     const env = { DATABASE_URL: (await socketUrlOf(databaseUrl)) ?? databaseUrl, SERVER_KEY: serverKey };
     const port = await freePort();
-    // The imported pool is what the SQLite creates left. A larger pool makes the first instance top
-    // it up before the rows start, and leaves it above the refill mark through both create rows
-    // (about 2,400 creates a network: the single instance's row, then three instances and the first
-    // alone in turn).
-    const poolSize = options.poolSize + POSTGRES_POOL_MARGIN;
+    // The imported pool is what the SQLite creates left; the first instance tops it up to
+    // `poolSize` before the rows start, which leaves it above the refill mark through both create rows.
+    const poolSize = options.poolSize;
     const first = await startService(dataDir, port, poolSize, options.nodeFlags, env);
     running.push(first);
     const waited = await waitForFullPool(dataDir, DERIVED_NETWORKS, poolSize, 300_000, databaseUrl);

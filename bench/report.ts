@@ -4,7 +4,7 @@ import os from 'node:os';
 import { FIAT_POOL_SIZE, FIAT_SHAPE } from './fiat-create.ts';
 import type { Comparison } from './load.ts';
 import type { Weight } from './page-weight.ts';
-import { POSTGRES_POOL_MARGIN } from './postgres-rows.ts';
+import { POSTGRES_POOL_SIZE } from './run-settings.ts';
 
 /** A throughput row: the comparison and its target ratio. */
 export interface Row {
@@ -132,8 +132,8 @@ ${rendered}
 - PostgreSQL rows: a throw-away PostgreSQL cluster on the same machine, run as operators run it (fsync,
   synchronous_commit and full_page_writes on), holding a copy of the SQLite database (imported with the
   \`db import-sqlite\` code). The instances connect through its Unix socket (\`DATABASE_URL=…?host=<socket
-  directory>\`), as a service on the database's machine would; the address pool (the first start's plus
-  ${POSTGRES_POOL_MARGIN.toLocaleString('en')} per network) is topped up before the rows and never a quarter used.
+  directory>\`), as a service on the database's machine would; the address pool (${POSTGRES_POOL_SIZE.toLocaleString('en')}
+  per network) is topped up before the rows and never a quarter used.
   The three-instance rows share the same connections (4, 3 and 3) and creates (in the same proportion) among
   three instances on the same database; each of their rounds loads the three instances, the reference and the first instance alone
   (the whole load), starting with a different one each round. "3 instances ÷ 1 instance" is the median of

@@ -23,9 +23,19 @@ export const CREATE_WARMUP = 1_500;
 export const CREATE_ROUNDS_TOTAL = CREATE_ROUNDS * CREATES_PER_ROUND + CREATE_WARMUP;
 /** The create row: a fixed number of signed creates per round rather than a duration. */
 export const CREATE_SHAPE: Shape = { connections: CONNECTIONS, seconds: 0, amount: CREATES_PER_ROUND, rounds: CREATE_ROUNDS, warmup: { connections: CONNECTIONS, seconds: 0, amount: CREATE_WARMUP } };
-// Creates cycle through five networks, four of which claim pooled addresses. The pool refills once
-// a quarter of a network's addresses are gone, so it is sized to stay above three quarters for the
-// whole run: no key derivation competes with the measurement.
-const CREATES_PER_POOLED_NETWORK = Math.ceil((CREATE_ROUNDS_TOTAL + 10) / 5);
+/**
+ * ADDRESS_POOL_SIZE for a service that answers `creates` signed creates. Creates cycle through five
+ * networks, four of which claim pooled addresses. A pool refills once a quarter of a network's
+ * addresses are gone (when creates pause, or at once past three quarters), so it is sized never to
+ * have a quarter used: no key derivation competes with the measurement.
+ */
+export function poolFor(creates: number): number {
+  return 4 * Math.ceil((creates + 10) / 5) + 100;
+}
 /** ADDRESS_POOL_SIZE of the bench's first start (3,708 per network). */
-export const BENCH_POOL_SIZE = 4 * CREATES_PER_POOLED_NETWORK + 100;
+export const BENCH_POOL_SIZE = poolFor(CREATE_ROUNDS_TOTAL);
+/**
+ * The PostgreSQL rows' pool (9,708 per network): the single instance's create row, then the three
+ * instances' row, whose rounds also load the first instance alone.
+ */
+export const POSTGRES_POOL_SIZE = poolFor(2 * CREATE_WARMUP + 3 * CREATE_ROUNDS * CREATES_PER_ROUND);

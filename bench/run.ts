@@ -22,7 +22,7 @@ import { boundsTable, measureBounds } from './bounds.ts';
 import { postgresRows } from './postgres-rows.ts';
 import { createRequests, DERIVED_NETWORKS } from './signed-create.ts';
 import { fiatCreateRow } from './fiat-create.ts';
-import { BENCH_POOL_SIZE, CONNECTIONS, CREATE_SHAPE, CREATE_WARMUP, CREATES_PER_ROUND, READ_SHAPE, type Shape } from './run-settings.ts';
+import { BENCH_POOL_SIZE, CONNECTIONS, POSTGRES_POOL_SIZE, CREATE_SHAPE, CREATE_WARMUP, CREATES_PER_ROUND, READ_SHAPE, type Shape } from './run-settings.ts';
 
 const POOL_SIZE = BENCH_POOL_SIZE;
 /** ADDRESS_POOL_SIZE when it is not set. */
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     rows.push(
       ...(await postgresRows({
         dataDir,
-        poolSize: POOL_SIZE,
+        poolSize: POSTGRES_POOL_SIZE,
         nodeFlags,
         reference,
         readShape: READ_SHAPE,
