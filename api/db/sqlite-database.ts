@@ -3,8 +3,9 @@
  *
  * better-sqlite3 is synchronous, so each call runs at once and hands back a settled promise. A
  * transaction holds the connection until it ends: another transaction asked for meanwhile waits its
- * turn, and a bare statement (one outside any transaction) is refused, since it can only come from
- * inside the holder's own work and would wait for itself forever. Write
+ * turn, and so does a bare statement (one outside any transaction), but never for itself: one that
+ * comes from inside the holder's own work would wait forever, and is refused as soon as the
+ * connection has stood still for two turns of the event loop. Write
  * transactions begin IMMEDIATE, which serialises writers across processes sharing the file.
  *
  * Group commit: write units asked for during one turn of the event loop share one transaction, each
@@ -61,8 +62,10 @@ function mapError(error: unknown): unknown {
 }
 
 /**
- * A statement on the database itself was asked for while a transaction holds the connection: a bug
- * (a bare store reached from inside a transaction's work), refused at once instead of deadlocking.
+ * A statement on the database itself was asked for while a transaction holds the connection, and
+ * the connection stood still for two turns of the event loop: a bug (a bare store reached from inside
+ * a transaction's work, waiting for the very transaction it is part of), refused instead of
+ * deadlocking.
  */
 export class BareStatementInTransaction extends Error {
   override name = 'BareStatementInTransaction';
@@ -102,6 +105,9 @@ export function openSqliteDatabase(file: string): Database {
   const statements = new Lru<string, Statement>(STATEMENTS_KEPT);
   // Statements run on this connection that may write (committed or not): part of changeGeneration.
   let writesRun = 0;
+  // Moves with every statement and every hand-over of the connection: how a waiting bare statement
+  // tells a transaction that is getting on from one that waits for it.
+  let moves = 0;
   function statement(sql: string): Statement {
     let prepared = statements.get(sql);
     if (!prepared) {
@@ -109,6 +115,7 @@ export function openSqliteDatabase(file: string): Database {
       statements.set(sql, prepared);
     }
     if (!prepared.readonly) writesRun += 1;
+    moves += 1;
     return prepared;
   }
   const bind = (params: Params | undefined): unknown[] => (params === undefined ? [] : Array.isArray(params) ? params : [params]);
@@ -139,7 +146,10 @@ export function openSqliteDatabase(file: string): Database {
   const control = Object.fromEntries(
     ['BEGIN IMMEDIATE', 'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT unit', 'RELEASE unit', 'ROLLBACK TO unit'].map((sql) => [sql, connection.prepare(sql)]),
   );
-  const exec = (sql: string) => control[sql]!.run();
+  const exec = (sql: string) => {
+    moves += 1;
+    return control[sql]!.run();
+  };
 
   // The connection's owner: undefined when free; otherwise later callers queue.
   let held = false;
@@ -152,20 +162,66 @@ export function openSqliteDatabase(file: string): Database {
     return new Promise((resolve) => waiting.push(resolve));
   }
   function release(): void {
+    moves += 1;
     const next = waiting.shift();
     if (next) next();
     else held = false;
   }
 
   /**
-   * A statement outside any transaction runs at once, or throws if a transaction holds the
-   * connection. better-sqlite3 runs each statement synchronously, so a transaction holds the
-   * connection only while its own work is awaiting: a bare statement then comes from inside that
-   * work (another request cannot run before the work settles), and waiting for the connection would
-   * wait for itself, forever, and so would everything after it.
+   * The connection for a bare statement while a transaction holds it. better-sqlite3 runs each
+   * statement synchronously, so a transaction holds the connection only while its own work awaits,
+   * and most such work awaits nothing but other statements: it gets on within the turn. Two kinds of
+   * caller meet a held connection:
+   * - another request, resumed in the same turn as the holder (the reads of one turn are answered
+   *   together, and so are the creates of one commit): it waits its turn, like a transaction;
+   * - the holder's own work, through a bare store (a bug): waiting would wait for itself, forever,
+   *   and so would everything after it. The connection then stands still (the holder is waiting for
+   *   this very statement), so a statement still waiting after two turns of the event loop in which
+   *   no statement ran and no transaction ended is refused with BareStatementInTransaction. A
+   *   transaction whose work awaits something slower (a timer, the network) is refused the same way,
+   *   as every bare statement used to be.
+   */
+  function acquireForBare(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let granted = false;
+      const grant = () => {
+        granted = true;
+        resolve();
+      };
+      waiting.push(grant);
+      let seen = moves;
+      let stillTurns = 0;
+      const check = () => {
+        if (granted) return;
+        if (moves !== seen) {
+          seen = moves;
+          stillTurns = 0;
+        } else if (++stillTurns >= 2) {
+          waiting.splice(waiting.indexOf(grant), 1);
+          reject(new BareStatementInTransaction());
+          return;
+        }
+        setImmediate(check);
+      };
+      setImmediate(check);
+    });
+  }
+
+  /**
+   * A statement outside any transaction: at once when the connection is free, else once the
+   * transactions ahead of it have ended (see acquireForBare).
    */
   function bare<T>(execute: () => T): Promise<T> {
-    if (held) return Promise.reject(new BareStatementInTransaction());
+    if (held) {
+      return acquireForBare().then(() => {
+        try {
+          return execute();
+        } finally {
+          release();
+        }
+      });
+    }
     try {
       return Promise.resolve(execute());
     } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * The unit of work keeps a transaction's stores and the database's apart: in the types (a store of
  * the database cannot be passed where a transaction's is asked for) and, on SQLite, at run time (a
- * statement on the database itself while a transaction holds the only connection is refused at
- * once, where it used to wait for itself forever: the timeout turns such a hang into a failure).
+ * statement on the database itself from inside a transaction's work, which holds the only
+ * connection, is refused within two turns, where it used to wait for itself forever: the timeout
+ * turns such a hang into a failure). Another caller's statement waits for the transaction instead.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -43,6 +44,34 @@ describe('the SQLite unit of work', { timeout: 10_000, skip: testClusterUrl() ? 
     });
     await assert.rejects(outcome, (error) => error instanceof BareStatementInTransaction);
     assert.equal(await db.get('SELECT name FROM job_leases'), undefined);
+  });
+
+  test("lets another caller's bare statement wait for a transaction that is getting on", async () => {
+    // Two requests answered in the same turn: one's read transaction holds the connection when the
+    // other asks for a statement outside any transaction. The second waits; it is not its own.
+    const order: string[] = [];
+    const snapshot = uow.snapshot(async (stores) => {
+      await stores.merchants.findById('m1');
+      await Promise.resolve();
+      order.push('transaction');
+      return 'snapshot';
+    });
+    const bareRead = uow.stores.merchants.findById('m1').then((merchant) => {
+      order.push('bare');
+      return merchant ?? 'none';
+    });
+    assert.deepEqual(await Promise.all([snapshot, bareRead]), ['snapshot', 'none']);
+    assert.deepEqual(order, ['transaction', 'bare']);
+
+    // A bare write waits for the write transaction ahead of it, and then runs on its own, after it.
+    const transaction = uow.transaction(async (stores) => {
+      await stores.leases.acquire('job-c', 'owner-1', 0, 1_000);
+      await Promise.resolve();
+      return 'committed';
+    });
+    const bareWrite = db.run("DELETE FROM job_leases WHERE name = 'job-c'");
+    assert.deepEqual(await Promise.all([transaction, bareWrite]), ['committed', 1]);
+    assert.equal(await db.get("SELECT name FROM job_leases WHERE name = 'job-c'"), undefined);
   });
 
   test('lets the transaction itself and later transactions run', async () => {
