@@ -80,7 +80,7 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
   const verifySignature: RequestHandler = (req, res, next) => {
     const signature = (req.headers['x-hmac'] as string | undefined)?.trim();
     if (!signature) {
-      next(new ApiError(401, 'missing-signature', 'POST requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes, keyed with your secret key.'));
+      next(new ApiError(401, 'missing-signature', 'POST and DELETE requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes as sent (of no bytes when there is no body), keyed with your secret key.'));
       return;
     }
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -29,6 +29,12 @@ export interface AddressCodec {
   readonly requiresTag: boolean;
   /** Whether a valid address is the network's zero address: no one holds its key, so what it gets is lost. */
   isZero(address: string): boolean;
+  /**
+   * A valid address in the one spelling this installation writes (and a node reports): bech32 in
+   * lower case, Ethereum with its EIP-55 checksum, the rest as given. Another valid spelling of the
+   * same address (upper-case bech32, as QR codes carry it; all-lowercase Ethereum) pays the same.
+   */
+  canonical(address: string): string;
 }
 
 type BtcNetwork = typeof NETWORK;
@@ -43,6 +49,15 @@ const TRON_ZERO = base58check.encode(Uint8Array.of(TRON_PREFIX, ...new Uint8Arra
 
 function btcLike(networks: BtcNetwork[]): AddressCodec {
   const primary = networks[0]!;
+  const isValid = (address: string) =>
+    networks.some((network) => {
+      try {
+        Address(network).decode(address);
+        return true;
+      } catch {
+        return false;
+      }
+    });
   return {
     requiresTag: false,
     keyForm: 'compressed',
@@ -50,15 +65,12 @@ function btcLike(networks: BtcNetwork[]): AddressCodec {
     // The key is the wallet's own, valid by construction: hashed, not re-checked (p2wpkh would
     // decompress it to check it, most of an address's cost).
     fromPublicKey: (publicKey) => Address(primary).encode({ type: 'wpkh', hash: ripemd160(sha256(compressed(publicKey))) }),
-    isValid(address) {
-      return networks.some((network) => {
-        try {
-          Address(network).decode(address);
-          return true;
-        } catch {
-          return false;
-        }
-      });
+    isValid,
+    // Base58 is case-sensitive; bech32 is all one case or the other, and written in lower case.
+    canonical(address) {
+      const lower = address.toLowerCase();
+      const bech32 = lower !== address && networks.some((network) => lower.startsWith(`${network.bech32}1`)) && isValid(lower);
+      return bech32 ? lower : address;
     },
   };
 }
@@ -79,6 +91,7 @@ const ethereum: AddressCodec = {
   isValid: (address) => /^0x[0-9a-fA-F]{40}$/.test(address) && ethAddress.isValid(address),
   // Ether and every ERC-20 token sent there are burnt.
   isZero: (address) => /^0x0{40}$/.test(address),
+  canonical: (address) => ethAddress.addChecksum(address),
 };
 
 const tron: AddressCodec = {
@@ -99,12 +112,14 @@ const tron: AddressCodec = {
   },
   // The prefix and twenty zero bytes (the Ethereum zero address, TRON's way).
   isZero: (address) => address === TRON_ZERO,
+  canonical: (address) => address,
 };
 
 const ripple: AddressCodec = {
   requiresTag: true,
   keyForm: 'compressed',
   isZero: () => false,
+  canonical: (address) => address,
   fromPublicKey: (publicKey) => encodeAccountID(ripemd160(sha256(compressed(publicKey)))),
   isValid: (address) => {
     try {
@@ -124,6 +139,7 @@ const monero: AddressCodec = {
   fromPublicKey: simulatedMoneroAddress,
   isValid: (address) => isMoneroAddress(address, 'main'),
   isZero: isMoneroBurnAddress,
+  canonical: (address) => address,
 };
 
 const CODECS: Record<string, AddressCodec> = {

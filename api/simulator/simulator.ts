@@ -50,7 +50,8 @@ export async function createSimulator(deps: { uow: UnitOfWork; registry: AssetRe
       const network = networkNamed(asset.network);
       const transaction = await network.submit({
         asset,
-        address: input.address,
+        // Any valid spelling of an address pays it, as on the real network.
+        address: registry.codec(asset.network).canonical(input.address),
         destTag: input.destTag ?? null,
         amount: formatAmount(input.amount, asset.decimals),
         confirmations: input.confirmations ?? 0,

@@ -143,6 +143,27 @@ describe('receiving addresses', () => {
     const paid = await server.services.db.all('SELECT payment_id FROM payment_transactions');
     assert.deepEqual(paid, [{ payment_id: payment.id }], 'none of the other 17 ethereum payments');
   });
+
+  test('are paid by any valid spelling of the address: upper-case bech32, all-lowercase Ethereum', async () => {
+    const spellings = [
+      { payment: created.find((p) => p.asset.short === 'BTC')!, spell: (address: string) => address.toUpperCase() },
+      { payment: created.find((p) => p.asset.short === 'LTC')!, spell: (address: string) => address.toUpperCase() },
+      { payment: created.find((p) => p.asset.short === 'USDT' && p.asset.network === 'ethereum')!, spell: (address: string) => address.toLowerCase() },
+    ];
+    for (const { payment, spell } of spellings) {
+      assert.notEqual(spell(payment.addressTo), payment.addressTo);
+      const sent = await postJson(`${server.api}/dev/transactions`, { address: spell(payment.addressTo), amount: '1', asset: payment.asset, confirmations: 3 });
+      assert.equal(sent.status, 200);
+      assert.equal(sent.body.addressTo, payment.addressTo, 'recorded in the spelling the payment shows');
+      const { body } = await api.get(`/payment/${payment.id}`);
+      assert.equal(body.transactions.length, 1, `${payment.asset.short} paid through ${spell(payment.addressTo)}`);
+      assert.equal(body.status, 'COMPLETE');
+    }
+    // Base58 is case-sensitive: another case is another (invalid) address, refused.
+    const tron = created.find((p) => p.asset.network === 'tron')!;
+    const refused = await postJson(`${server.api}/dev/transactions`, { address: tron.addressTo.toLowerCase(), amount: '1', asset: tron.asset });
+    assert.equal(refused.status, 400);
+  });
 });
 
 describe('withdrawal addressTo', () => {

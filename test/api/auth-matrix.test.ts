@@ -13,7 +13,7 @@ const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const MISSING_API_KEY = { error: { code: 'missing-api-key', message: 'Send your API key in the API-KEY header.' } };
 const INVALID_API_KEY = { error: { code: 'invalid-api-key', message: 'The API key in the API-KEY header is not valid.' } };
 const MISSING_SIGNATURE = {
-  error: { code: 'missing-signature', message: 'POST requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes, keyed with your secret key.' },
+  error: { code: 'missing-signature', message: 'POST and DELETE requests must carry X-HMAC: the hex HMAC-SHA256 of the body bytes as sent (of no bytes when there is no body), keyed with your secret key.' },
 };
 const INVALID_SIGNATURE = {
   error: {
