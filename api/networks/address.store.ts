@@ -86,6 +86,11 @@ export class AddressStore {
     return this.sql.run(`INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES ${rows} ON CONFLICT DO NOTHING`, params);
   }
 
+  /** Whether an address (as this installation spells it) is one it hands out to receive payments, claimed or pooled. */
+  async isReceiving(network: string, address: string): Promise<boolean> {
+    return (await this.sql.get<{ found: number }>('SELECT 1 AS found FROM addresses WHERE network = ? AND address = ? LIMIT 1', [network, address])) !== undefined;
+  }
+
   /** How many unclaimed addresses a network has ready. */
   async countPooled(network: string): Promise<number> {
     return Number((await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${POOL[this.sql.dialect.name]} WHERE network = ? AND payment_id IS NULL`, [network]))!.n);

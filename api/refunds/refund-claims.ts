@@ -108,7 +108,7 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const asset = registry.byId(found.assetId);
       const refused = () => new InvalidState('invalid-state', 'This refund already has an address; it cannot be changed.');
       if (found.addressTo !== null || found.status !== 'AWAITING_ADDRESS') throw refused();
-      checkDestination(registry, asset, destination.addressTo, destination.destTag);
+      await checkDestination(registry, uow.stores.addresses, asset, destination.addressTo, destination.destTag);
       const withdrawalId = await uow.transaction(async (stores) => {
         const refund = (await stores.refunds.lockById(key))!;
         if (refund.addressTo !== null || refund.status !== 'AWAITING_ADDRESS') throw refused();
@@ -160,7 +160,7 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const known = key === undefined ? undefined : await uow.stores.payments.findById(key);
       if (!known) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists.`);
       const asset = registry.byId(known.assetId);
-      checkDestination(registry, asset, destination.addressTo, destination.destTag);
+      await checkDestination(registry, uow.stores.addresses, asset, destination.addressTo, destination.destTag);
       const already = () => new Conflict('refund-already-requested', 'A refund of this payment was already asked for and waits for the shop.');
       const id = newId();
       try {

@@ -18,7 +18,8 @@ import type { AnyStores, Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { RateService } from '../rates/rates.service.ts';
 import type { PayoutSender } from '../withdrawals/payout-sender.ts';
 import { CancelRefused, cancelApprovedIn } from '../withdrawals/withdrawal-cancel.ts';
-import { destinationErrors } from '../withdrawals/withdrawal-request.ts';
+import { destinationErrors, refuseOwnAddress } from '../withdrawals/withdrawal-request.ts';
+import type { AddressStore } from '../networks/address.store.ts';
 import type { WithdrawalTransitions } from '../withdrawals/withdrawal-transitions.ts';
 import type { Asset } from '../networks/asset-registry.ts';
 import type { CreateRefundInput, ListRefundsQuery, RefundOutput } from './refund.schema.ts';
@@ -69,10 +70,18 @@ export const refundErrors = {
     ]),
 };
 
-/** Checks a destination on the asset's network; InvalidInput naming each bad field. */
-export function checkDestination(registry: AssetRegistry, asset: Asset, addressTo: string, destTag: string | null | undefined): void {
-  const errors = destinationErrors(registry.codec(asset.network), asset, addressTo, destTag);
+/** Checks a destination on the asset's network, and that it is none of this installation's receiving addresses; InvalidInput naming each bad field. */
+export async function checkDestination(
+  registry: AssetRegistry,
+  addresses: Pick<AddressStore, 'isReceiving'>,
+  asset: Asset,
+  addressTo: string,
+  destTag: string | null | undefined,
+): Promise<void> {
+  const codec = registry.codec(asset.network);
+  const errors = destinationErrors(codec, asset, addressTo, destTag);
   if (errors.length > 0) throw invalidFields(errors);
+  await refuseOwnAddress(addresses, codec, asset, addressTo);
 }
 
 /** Creates the merchant's refund use cases. */
@@ -117,7 +126,7 @@ export function createRefundService(deps: RefundServiceDeps) {
         return registry.byId(payment.assetId);
       })();
       if (input.addressTo !== undefined) {
-        checkDestination(registry, asset, input.addressTo, input.destTag);
+        await checkDestination(registry, uow.stores.addresses, asset, input.addressTo, input.destTag);
         payoutsDisabled(asset);
       } else if (input.destTag !== undefined && input.destTag !== null) {
         throw invalidFields([{ path: 'destTag', message: 'must come with addressTo (the payer gives both through the claim link otherwise)' }]);

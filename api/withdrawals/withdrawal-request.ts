@@ -7,7 +7,8 @@ import { parseCollecting } from '../shared/validation.ts';
 import type { AddressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
-import type { FieldError } from '../shared/errors.ts';
+import { type FieldError, invalidFields } from '../shared/errors.ts';
+import type { AddressStore } from '../networks/address.store.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
 import { CreateWithdrawalInput } from './withdrawal.schema.ts';
 
@@ -27,6 +28,18 @@ export function destinationErrors(codec: AddressCodec, asset: Asset, addressTo: 
   if (codec.requiresTag && !hasTag) errors.push({ path: 'destTag', message: `is required on ${asset.network}: exchanges and shared wallets route by tag` });
   if (!codec.requiresTag && hasTag) errors.push({ path: 'destTag', message: `must not be set: ${asset.network} has no destination tags` });
   return errors;
+}
+
+/**
+ * Refuses a payout to one of this installation's own receiving addresses, in any valid spelling:
+ * the payout would come back as a payment (credited to the merchant again, or to nobody), and the
+ * payer or merchant it was meant for would get nothing.
+ */
+export async function refuseOwnAddress(addresses: Pick<AddressStore, 'isReceiving'>, codec: AddressCodec, asset: Asset, addressTo: string): Promise<void> {
+  if (!(await addresses.isReceiving(asset.network, codec.canonical(addressTo)))) return;
+  throw invalidFields([
+    { path: 'addressTo', message: `is one of this installation's own receiving addresses on ${asset.network}: a payout there would come back as a payment, not reach anyone` },
+  ]);
 }
 
 /** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */

@@ -16,7 +16,7 @@ import type { Logger } from '../shared/logger.ts';
 import { Conflict, InvalidState, NotFound, Refused } from '../shared/errors.ts';
 import { formatAmount, formatCounted, parseAmount } from '../shared/money.ts';
 import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
-import type { CreateWithdrawalRequest } from './withdrawal-request.ts';
+import { type CreateWithdrawalRequest, refuseOwnAddress } from './withdrawal-request.ts';
 import type { ListWithdrawalsQuery, WithdrawalOutput, WithdrawalStatus } from './withdrawal.schema.ts';
 import type { PayoutSender } from './payout-sender.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
@@ -98,6 +98,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
   return {
     /** Creates a withdrawal and reserves its amount; 422 when the available balance is short. */
     async create(merchant: Merchant, { input, asset }: CreateWithdrawalRequest): Promise<WithdrawalOutput> {
+      await refuseOwnAddress(uow.stores.addresses, registry.codec(asset.network), asset, input.addressTo);
       const amount = parseAmount(input.amount);
       const fee = parseAmount(asset.withdrawalFee);
       const now = clock();

@@ -195,6 +195,30 @@ describe('the merchant refunds a payment', () => {
     assert.deepEqual(untagged.body.error.details, [{ path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' }]);
   });
 
+  test("refuses this installation's own receiving addresses, in any spelling, from the merchant and from the payer", async () => {
+    // A payout there would come back as a late payment, credited to the merchant again.
+    const payment = await paid('1', '1.5');
+    const other = await newPayment('2');
+    const expected = [{ path: 'addressTo', message: "is one of this installation's own receiving addresses on ethereum: a payout there would come back as a payment, not reach anyone" }];
+    const before = await balance();
+    for (const addressTo of [payment.addressTo, payment.addressTo.toLowerCase(), other.addressTo]) {
+      const refused = await api.post(`/payment/${payment.id}/refund`, { amount: '0.1', addressTo });
+      assert.equal(refused.status, 400, addressTo);
+      assert.deepEqual(refused.body.error.details, expected);
+    }
+    assert.deepEqual(await balance(), before, 'nothing reserved');
+    const refund = (await api.post(`/payment/${payment.id}/refund`, {})).body;
+    const claims = server.services.refundClaims;
+    const claimRefused = await claims.claim(refund.id, tokenOf(refund.claimUrl), { addressTo: other.addressTo }).catch((error: unknown) => error);
+    assert.ok(claimRefused instanceof DomainError && claimRefused.code === 'validation-failed', String(claimRefused));
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.status, 'AWAITING_ADDRESS');
+    assert.equal((await api.post(`/refund/${refund.id}/cancel`, {})).status, 200);
+    const short = await underpaid('1', '0.3');
+    const requestRefused = await claims.request(short.id, { addressTo: short.addressTo }).catch((error: unknown) => error);
+    assert.ok(requestRefused instanceof DomainError && requestRefused.code === 'validation-failed', String(requestRefused));
+    assert.deepEqual((await api.get(`/refund?paymentIds=${short.id}`)).body.data, [], 'no refund was asked for');
+  });
+
   test('a fiat price is converted at the current rate, without the spread; never with an amount', async () => {
     const payment = await paid('1', '1');
     const priced = await api.post(`/payment/${payment.id}/refund`, { price: { amount: '100', currency: 'USD' } });

@@ -266,6 +266,24 @@ describe('refusing a bad withdrawal', () => {
     }
   });
 
+  test("refuses this installation's own receiving addresses, in any spelling, and the shared XRP address with any tag", async () => {
+    // A payout there would come back as a payment (credited again, or to nobody) and reach no one.
+    const receiving = async (asset: { short: string; network: string }) => (await api.post('/payment', { amount: '1', asset })).body as { addressTo: string };
+    const message = (network: string) => `is one of this installation's own receiving addresses on ${network}: a payout there would come back as a payment, not reach anyone`;
+    const btc = (await receiving(BTC)).addressTo;
+    const eth = (await receiving(ETH)).addressTo;
+    const xrp = (await receiving(XRP)).addressTo;
+    for (const [asset, addressTo, destTag] of [
+      [BTC, btc, undefined],
+      [BTC, btc.toUpperCase(), undefined],
+      [ETH, eth.toLowerCase(), undefined],
+      [{ short: 'USDT', network: 'ethereum' }, eth, undefined],
+      [XRP, xrp, '12345'],
+    ] as const) {
+      await expectInvalid({ amount: '25', asset, addressTo, destTag, invoice: nextInvoice() }, [{ path: 'addressTo', message: message(asset.network) }]);
+    }
+  });
+
   test('names an unserved pair as unsupported-asset', async () => {
     const response = await api.post('/withdrawal', { amount: '1', asset: { short: 'DOGE', network: 'dogecoin' }, addressTo: 'D8vFz4p1L37jdg47HXKtSHA5uYLYxbGgPD', invoice: nextInvoice() });
     assert.equal(response.status, 400);
