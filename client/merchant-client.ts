@@ -244,11 +244,14 @@ export class MerchantClient {
       const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
       throw new CheckoutApiError({ status: 0, code: 'network-error', message: `${what} failed before an answer arrived: ${reason}.`, cause: err });
     }
-    return parseAnswer<T>(what, response, text);
+    return parseAnswer<T>(method, what, response, text);
   }
 }
 
-function parseAnswer<T>(what: string, response: Response, text: string): T {
+// Every answer of this API but a DELETE's is a record (with its id) or a list (with its data).
+const isRecordOrList = (value: object) => typeof (value as { id?: unknown }).id === 'string' || Array.isArray((value as { data?: unknown }).data);
+
+function parseAnswer<T>(method: Method, what: string, response: Response, text: string): T {
   const requestId = response.headers.get('X-Request-Id') ?? undefined;
   const retryAfter = Number(response.headers.get('Retry-After') ?? NaN);
   const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
@@ -257,7 +260,8 @@ function parseAnswer<T>(what: string, response: Response, text: string): T {
   if (response.status >= 300 && response.status < 400) {
     throw invalid(`with a redirect to ${response.headers.get('Location') ?? '(no location)'}; set baseUrl to the service's final URL`);
   }
-  if (response.status === 204) return undefined as T;
+  if (method === 'DELETE' && response.ok) return undefined as T;
+  if (response.status === 204) throw invalid('with no body, where a record or a list was expected');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -266,7 +270,10 @@ function parseAnswer<T>(what: string, response: Response, text: string): T {
     throw invalid(`with a body that is not JSON (${type}): ${JSON.stringify(text.slice(0, 120))}`);
   }
   if (typeof parsed !== 'object' || parsed === null) throw invalid('with JSON that is not an object');
-  if (response.ok) return parsed as T;
+  if (response.ok) {
+    if (!isRecordOrList(parsed)) throw invalid(`with JSON that is not a record or list of this API: ${JSON.stringify(text.slice(0, 120))}`);
+    return parsed as T;
+  }
   const error = (parsed as { error?: unknown }).error;
   if (!isErrorBody(error)) throw invalid('with JSON that is not an error of this API');
   throw new CheckoutApiError({ status: response.status, code: error.code as CheckoutApiError['code'], message: error.message, details: error.details ?? [], requestId, retryAfterSeconds });

@@ -389,6 +389,24 @@ describe('errors', () => {
       await proxy.close();
     }
   });
+
+  test('invalid-response for a success that is not a record or list of this API (a baseUrl pointing elsewhere)', async () => {
+    const elsewhere = await fakeServer((req, res) => {
+      if (req.url === '/v2/balance' || req.url?.startsWith('/v2/payment/')) res.writeHead(204).end();
+      else if (req.method === 'DELETE') res.writeHead(204).end();
+      else res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"unexpected":true}');
+    });
+    try {
+      const confused = new MerchantClient({ baseUrl: elsewhere.url, apiKey: 'k', secretKey: 's' });
+      await rejectsWith(confused.getBalance(), { status: 204, code: 'invalid-response', message: `GET ${elsewhere.url}/v2/balance answered 204 with no body, where a record or a list was expected.` });
+      await rejectsWith(confused.getPayment('6f1c1b7e-0c1f-4a55-9d8e-2b8f9f1e2a3b'), { status: 204, code: 'invalid-response', message: /answered 204 with no body/ });
+      await rejectsWith(confused.assets(), { status: 200, code: 'invalid-response', message: /answered 200 with JSON that is not a record or list of this API: "\{\\"unexpected\\":true\}"/ });
+      await rejectsWith(confused.createPayment({ amount: '1', asset: BTC }), { status: 200, code: 'invalid-response', message: /not a record or list of this API/ });
+      assert.equal(await confused.deleteWebhook('6f1c1b7e-0c1f-4a55-9d8e-2b8f9f1e2a3b'), undefined, 'a DELETE answers no body');
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });
 
 describe('idempotency and retries', () => {
