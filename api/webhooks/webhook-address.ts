@@ -68,6 +68,9 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | undefin
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
   if (!allowPrivate && url.protocol !== 'https:') return 'must be an https URL (plain http is allowed only outside production)';
   if (url.hash) return 'must not have a fragment';
+  // Endpoints are listed to every dashboard user and in the API: no credentials in them. The
+  // signature (webhook-signature, with the endpoint's secret) is how the receiver knows the sender.
+  if (url.username || url.password) return 'must not carry a user name or password (verify the webhook-signature header with the endpoint secret instead)';
   return undefined;
 }
 

@@ -87,6 +87,8 @@ describe('registering endpoints', () => {
       [{ url: 'not a url' }, 'url'],
       [{ url: 'ftp://shop.example/hook' }, 'url'],
       [{ url: 'https://shop.example/hook#part' }, 'url'],
+      [{ url: 'https://user:secret@shop.example/hook' }, 'url'],
+      [{ url: 'https://user@shop.example/hook' }, 'url'],
       [{ url: 'https://shop.example/hook', events: [] }, 'events'],
       [{ url: 'https://shop.example/hook', events: ['payment.created'] }, 'events.0'],
       [{ url: 'https://shop.example/hook', events: ['payment.completed', 'payment.completed'] }, 'events'],
