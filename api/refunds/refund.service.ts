@@ -246,7 +246,7 @@ export function createRefundService(deps: RefundServiceDeps) {
             throw new InvalidState('invalid-state', `The refund's payout is signed and may reach the network, so it can no longer be cancelled. ${err.message}`);
           }
         } else {
-          throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a refund whose payout is not signed yet can be cancelled.`);
+          throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a refund waiting for an address or for approval, or approved with its payout not yet signed, can be cancelled.`);
         }
         return (await stores.refunds.findById(refund.id))!;
       });

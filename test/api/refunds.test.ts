@@ -213,6 +213,9 @@ describe('the merchant refunds a payment', () => {
     assert.ok(claimRefused instanceof DomainError && claimRefused.code === 'validation-failed', String(claimRefused));
     assert.equal((await api.get(`/refund/${refund.id}`)).body.status, 'AWAITING_ADDRESS');
     assert.equal((await api.post(`/refund/${refund.id}/cancel`, {})).status, 200);
+    assert.deepEqual((await api.post(`/refund/${refund.id}/cancel`, {})).body, {
+      error: { code: 'invalid-state', message: 'The refund is CANCELLED; only a refund waiting for an address or for approval, or approved with its payout not yet signed, can be cancelled.' },
+    });
     const short = await underpaid('1', '0.3');
     const requestRefused = await claims.request(short.id, { addressTo: short.addressTo }).catch((error: unknown) => error);
     assert.ok(requestRefused instanceof DomainError && requestRefused.code === 'validation-failed', String(requestRefused));
@@ -264,7 +267,7 @@ describe('the merchant refunds a payment', () => {
     ]);
     const cancel = await api.post(`/refund/${refund.id}/cancel`, {});
     assert.equal(cancel.status, 409);
-    assert.deepEqual(cancel.body, { error: { code: 'invalid-state', message: 'The refund is COMPLETE; only a refund whose payout is not signed yet can be cancelled.' } });
+    assert.deepEqual(cancel.body, { error: { code: 'invalid-state', message: 'The refund is COMPLETE; only a refund waiting for an address or for approval, or approved with its payout not yet signed, can be cancelled.' } });
   });
 
   test('cancelling before an address releases exactly the reservation', async () => {
