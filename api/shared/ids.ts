@@ -12,7 +12,25 @@ export function storedId(value: string): string | undefined {
   return UUID_PATTERN.test(value) ? value.toLowerCase() : undefined;
 }
 
-/** A list query with its `ids` filter in stored form (a value that is no UUID is kept, and matches nothing). */
-export function withStoredIds<Q extends { ids?: string[] | undefined }>(query: Q): Q {
-  return query.ids ? { ...query, ids: query.ids.map((id) => storedId(id) ?? id) } : query;
+/**
+ * The spellings a transaction id may be stored in. A hex id is one number in either case, and
+ * networks write them differently (Bitcoin's, Ethereum's and Monero's in lower case, the XRP
+ * Ledger's in upper case): it is looked up as given and in both cases. Anything else as given.
+ */
+export function txnIdSpellings(txnId: string): string[] {
+  const hex = /^(0x)?([0-9a-fA-F]+)$/.exec(txnId);
+  if (!hex) return [txnId];
+  const prefix = hex[1] ?? '';
+  return [...new Set([txnId, prefix + hex[2]!.toLowerCase(), prefix + hex[2]!.toUpperCase()])];
+}
+
+/**
+ * A list query with its `ids` filter in stored form (a value that is no UUID is kept, and matches
+ * nothing), and its `txnIds` in every spelling they may be stored in.
+ */
+export function withStoredIds<Q extends { ids?: string[] | undefined; txnIds?: string[] | undefined }>(query: Q): Q {
+  let stored = query;
+  if (stored.ids) stored = { ...stored, ids: stored.ids.map((id) => storedId(id) ?? id) };
+  if (stored.txnIds) stored = { ...stored, txnIds: stored.txnIds.flatMap(txnIdSpellings) };
+  return stored;
 }

@@ -185,6 +185,14 @@ describe('payment list', () => {
     assert.deepEqual(numeric.body, { data: [], page: 1, limit: 20, total: 0 });
   });
 
+  test('finds a hex transaction id written in either case', async () => {
+    const txnId = byStatus.COMPLETE!.txnId!;
+    assert.match(txnId, /^(0x)?[0-9a-fA-F]+$/);
+    for (const spelling of [txnId.toUpperCase().replace(/^0X/, '0x'), txnId.toLowerCase()]) {
+      assert.deepEqual(ids(await states.get(`/payment?txnIds=${spelling}`)), [byStatus.COMPLETE!.id], spelling);
+    }
+  });
+
   test('filters by status, counting a payment past its expiry as EXPIRED before any sweep', async () => {
     const expected: Record<string, string[]> = {
       OPEN: [byStatus.OPEN!.id],
@@ -276,6 +284,7 @@ describe('withdrawal list', () => {
     assert.deepEqual(ids(await payouts.get('/withdrawal?invoices=w-0,w-4')), [withdrawals[4]!.id, withdrawals[0]!.id]);
     assert.deepEqual(ids(await payouts.get(`/withdrawal?txnIds=${withdrawals[1]!.txnId}`)), [withdrawals[1]!.id]);
     assert.deepEqual(ids(await payouts.get('/withdrawal?txnIds[]=1&txnIds[]=2')), []);
+    assert.deepEqual(ids(await payouts.get(`/withdrawal?txnIds=${withdrawals[1]!.txnId!.toUpperCase().replace(/^0X/, '0x')}`)), [withdrawals[1]!.id]);
   });
 
   test('shows one merchant none of another merchant\'s withdrawals', async () => {
