@@ -14,7 +14,8 @@ interface Refund {
   asset: { short: string };
   addressTo: string | null;
   status: string;
-  claimUrl: string;
+  /** Owners only: the payer's link to give the address. */
+  claimUrl?: string;
   reason: string | null;
   createdAt: string;
   failureReason?: string;
@@ -63,7 +64,7 @@ export class RefundsPage extends PageElement {
                 <td>${timeText(r.createdAt)}</td>
                 <td><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
                 <td class="amount">${r.amount} ${r.asset.short}</td>
-                <td class="mono">${r.addressTo ?? html`<a href=${r.claimUrl}>claim link</a>`}</td>
+                <td class="mono">${r.addressTo ?? (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
                 ${this.paymentId ? '' : html`<td><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
                 ${this.canChange
                   ? html`<td>

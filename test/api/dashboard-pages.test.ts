@@ -176,6 +176,11 @@ describe('refunds', () => {
     assert.deepEqual([created.body.amount, created.body.status, created.body.reason], ['0.20000000', 'AWAITING_ADDRESS', 'paid too much']);
     assert.deepEqual((await owner.get(`/refunds?paymentIds=${payment.id}`)).body, (await api.get(`/refund?paymentIds=${payment.id}`)).body);
     assert.equal((await owner.get(`/refunds/${created.body.id}`)).body.id, created.body.id);
+    assert.match((await owner.get(`/refunds/${created.body.id}`)).body.claimUrl, /\/refund\?id=.*&token=/);
+    // The claim link names where the refund goes: a viewer, who may change nothing, never sees it.
+    const seenByViewer = (await viewer.get(`/refunds?paymentIds=${payment.id}`)).body;
+    assert.deepEqual(seenByViewer.data, (await api.get(`/refund?paymentIds=${payment.id}`)).body.data.map(({ claimUrl: _claimUrl, ...rest }: { claimUrl: string }) => rest));
+    assert.equal('claimUrl' in (await viewer.get(`/refunds/${created.body.id}`)).body, false);
     const cancelled = await owner.request<any>('POST', `/refunds/${created.body.id}/cancel`);
     assert.equal(cancelled.body.status, 'CANCELLED', JSON.stringify(cancelled.body));
     const again = await owner.request('POST', `/refunds/${created.body.id}/approve`);
