@@ -104,6 +104,29 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
     assert.equal(balance.available, '1.50000000');
   });
 
+  test('a payment its sender locked (unlock_time) counts no confirmations until it unlocks, then completes', async () => {
+    // Locked outputs cannot be spent: a payer could lock a payment for years and still have it credited.
+    const payment = await newPayment('0.75');
+    await payer.rpc('refresh');
+    const { height } = await payer.rpc<{ height: number }>('get_height');
+    const unlockAt = height + 20;
+    const sent = await payer.rpc<{ tx_hash: string }>('transfer', { destinations: [{ address: payment.addressTo, amount: piconero('0.75') }], account_index: 0, unlock_time: unlockAt });
+    await confirm(sent.tx_hash, 1);
+    await mine(11);
+    await follow();
+    let record = await read(payment.id);
+    assert.equal(record.status, 'CONFIRMING', 'twelve blocks deep, but locked for eight more');
+    assert.deepEqual(seen(record), [[sent.tx_hash, '0.75000000', 0]]);
+    const before = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'XMR')?.available ?? '0.00000000';
+    await mine(10);
+    await follow();
+    record = await read(payment.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.ok(record.transactions[0].confirmations >= 10, JSON.stringify(seen(record)));
+    const after = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'XMR').available;
+    assert.equal((Number(after) - Number(before)).toFixed(8), '0.75000000');
+  });
+
   test('partial then the rest, an overpayment, and 12-digit amounts counted exactly (shown floored to 8)', async () => {
     const before = (await api.get('/balance')).body.data.find((b: any) => b.asset.short === 'XMR')?.available ?? '0';
     const partial = await newPayment('1');

@@ -32,6 +32,21 @@ export interface MoneroTransfer {
   address: string;
   subaddr_index: { major: number; minor: number };
   type: 'in' | 'pool' | 'out' | 'pending' | 'failed' | 'block';
+  /** 0, or the height (below 500,000,000) or Unix time before which the sender made it unspendable. */
+  unlock_time?: number;
+}
+
+// Monero reads an unlock_time below this as a block height, else as a Unix time.
+const MAX_BLOCK_NUMBER = 500_000_000;
+
+/**
+ * Whether a sender locked a transfer beyond now: its outputs cannot be spent until then (a payer can
+ * lock a payment for years), so it counts no confirmations, and credits nothing, until it unlocks.
+ */
+export function lockedBeyond(transfer: Pick<MoneroTransfer, 'unlock_time'>, height: number, nowMs: number): boolean {
+  const until = Number(transfer.unlock_time ?? 0);
+  if (!until) return false;
+  return until < MAX_BLOCK_NUMBER ? until > height : until * 1000 > nowMs;
 }
 
 type Transfers = Partial<Record<'in' | 'pool' | 'out' | 'pending', MoneroTransfer[]>>;
@@ -72,16 +87,23 @@ export function createMoneroFollower(options: MoneroFollowerOptions): ChainFollo
     const cursor = (await followers.cursor(MONERO)) ?? { height, hash: '' };
     const followed = new Map((await followers.followed(MONERO)).map((t) => [t.txnId, t]));
     // Transfers in blocks above `since` (min_height is exclusive): every one since the last poll,
-    // and every followed one (forgotten once FORGET_AFTER deep).
-    const since = Math.max(0, Math.min(cursor.height, height) - FORGET_AFTER - 1);
+    // and every followed one (forgotten once FORGET_AFTER deep, unless still locked).
+    const oldestFollowed = Math.min(...[...followed.values()].map((t) => t.blockHeight ?? Number.POSITIVE_INFINITY));
+    const since = Math.max(0, Math.min(Math.min(cursor.height, height) - FORGET_AFTER, oldestFollowed) - 1);
     const listed = await wallet.call<Transfers>('get_transfers', { in: true, pool: true, out: true, pending: true, account_index: 0, filter_by_height: true, min_height: since });
     const incoming = [...(listed.in ?? []), ...(listed.pool ?? [])].filter((t) => t.subaddr_index.major === 0 && t.subaddr_index.minor > 0);
+    const now = clock();
+    const locked = new Set(incoming.filter((t) => lockedBeyond(t, height, now)).map((t) => t.txid));
+    const confirmationsAt = (txid: string, blockHeight: number | null) => (blockHeight === null || locked.has(txid) ? 0 : height - blockHeight);
     const seen = new Set<string>();
     for (const transfer of incoming) {
       seen.add(transfer.txid);
       const blockHeight = transfer.height > 0 ? transfer.height : null;
       const known = followed.get(transfer.txid);
       if (known && known.blockHeight === blockHeight) continue;
+      if (locked.has(transfer.txid)) {
+        logger.warn({ network: MONERO, txnId: transfer.txid, unlockTime: transfer.unlock_time }, 'a payment arrived locked by its sender: it counts no confirmations until it unlocks');
+      }
       // Mined below the cursor and never followed: older than every address handed out since the
       // first start (another installation's, or a restored database's, use of the same subaddress).
       if (!known && blockHeight !== null && blockHeight < cursor.height) continue;
@@ -97,7 +119,7 @@ export function createMoneroFollower(options: MoneroFollowerOptions): ChainFollo
           addressTo: transfer.address,
           destTag: null,
           amount: fromPiconero(BigInt(transfer.amount)),
-          confirmations: blockHeight === null ? 0 : height - blockHeight,
+          confirmations: confirmationsAt(transfer.txid, blockHeight),
         },
       });
     }
@@ -109,12 +131,12 @@ export function createMoneroFollower(options: MoneroFollowerOptions): ChainFollo
       const blockHeight = transfer.height > 0 ? transfer.height : null;
       if (known.blockHeight !== blockHeight) await followers.follow(MONERO, transfer.txid, blockHeight === null ? null : { hash: '', height: blockHeight }, clock());
     }
-    const now = await followers.followed(MONERO);
-    const mined = now.filter((t) => t.blockHeight !== null && seen.has(t.txnId));
-    if (mined.length > 0) await emit({ kind: 'confirmations', network: MONERO, updates: mined.map((t) => ({ txnId: t.txnId, confirmations: height - t.blockHeight! })) });
-    await followers.forget(MONERO, mined.filter((t) => height - t.blockHeight! >= FORGET_AFTER).map((t) => t.txnId));
+    const following = await followers.followed(MONERO);
+    const mined = following.filter((t) => t.blockHeight !== null && seen.has(t.txnId));
+    if (mined.length > 0) await emit({ kind: 'confirmations', network: MONERO, updates: mined.map((t) => ({ txnId: t.txnId, confirmations: confirmationsAt(t.txnId, t.blockHeight) })) });
+    await followers.forget(MONERO, mined.filter((t) => confirmationsAt(t.txnId, t.blockHeight) >= FORGET_AFTER).map((t) => t.txnId));
     // Gone from the pool and from the chain: dropped once missing on two polls in a row.
-    const missing = now.filter((t) => !seen.has(t.txnId)).map((t) => t.txnId);
+    const missing = following.filter((t) => !seen.has(t.txnId)).map((t) => t.txnId);
     const gone = missing.filter((txnId) => missingOnce.has(txnId));
     missingOnce = new Set(missing.filter((txnId) => !missingOnce.has(txnId)));
     for (const txnId of gone) {
