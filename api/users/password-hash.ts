@@ -4,6 +4,7 @@
  * without making old hashes unreadable. Comparison is constant-time after a length check.
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { Throttled } from '../shared/errors.ts';
 
 /** scrypt's cost: N = 2^15, r = 8, p = 1 (OWASP's minimum is N = 2^17 with r = 8 at p = 1 for 64 MiB; 2^15 keeps 32 MiB per sign-in). */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
@@ -11,10 +12,41 @@ const KEY_LENGTH = 32;
 // Enough for N = 2^15, r = 8 (128 · N · r = 32 MiB) with room.
 const MAX_MEMORY = 64 * 1024 * 1024;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...params, maxmem: MAX_MEMORY }, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+/** scrypt runs at most this many at once in the process (each holds 32 MiB and a thread-pool thread for about 60 ms). */
+export const HASHES_AT_ONCE = 1;
+/** How many more may wait for their turn (about a second's worth); beyond that a sign-in is refused at once. */
+export const HASHES_WAITING = 16;
+
+let running = 0;
+const queue: Array<() => void> = [];
+
+/**
+ * Waits for a turn to hash. Sign-ins are unauthenticated and each costs 32 MiB and tens of
+ * milliseconds: without a bound, a burst of them took the service's memory from 114 to 216 MB.
+ */
+function turn(): Promise<void> {
+  if (running < HASHES_AT_ONCE) {
+    running += 1;
+    return Promise.resolve();
+  }
+  if (queue.length >= HASHES_WAITING) return Promise.reject(new Throttled('rate-limited', 'Too many sign-ins at this moment; try again in a second.', 1));
+  return new Promise((resolve) => queue.push(resolve));
+}
+function done(): void {
+  const next = queue.shift();
+  if (next) next();
+  else running -= 1;
+}
+
+async function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  await turn();
+  try {
+    return await new Promise((resolve, reject) => {
+      scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...params, maxmem: MAX_MEMORY }, (err, key) => (err ? reject(err) : resolve(key)));
+    });
+  } finally {
+    done();
+  }
 }
 
 /** A new hash of `password` with a fresh 16-byte salt. */

@@ -84,19 +84,21 @@ export function createUserService(deps: { uow: UnitOfWork; clock: Clock }) {
       const hash = emailHash(input.email);
       const now = clock();
       const floor = now - SIGN_IN_WINDOW_MS;
+      const throttled = (windowStart: number) => {
+        const retryAfter = Math.max(1, Math.ceil((windowStart + SIGN_IN_WINDOW_MS - now) / 1000));
+        return new Throttled('rate-limited', `Too many failed sign-ins for this e-mail; try again in ${Math.ceil(retryAfter / 60)} minutes.`, retryAfter);
+      };
       const counted = await store.failures(hash, floor);
-      if (counted && counted.failures >= SIGN_IN_FAILURES_ALLOWED) {
-        const retryAfter = Math.max(1, Math.ceil((counted.windowStart + SIGN_IN_WINDOW_MS - now) / 1000));
-        throw new Throttled('rate-limited', `Too many failed sign-ins for this e-mail; try again in ${Math.ceil(retryAfter / 60)} minutes.`, retryAfter);
-      }
+      if (counted && counted.failures >= SIGN_IN_FAILURES_ALLOWED) throw throttled(counted.windowStart);
+      // Counted as a failure before the password is checked, and cleared if it was right: of many
+      // attempts sent at once, only the allowed number are checked, the rest are 429 at once.
+      const attempt = await store.recordFailure(hash, now, floor);
+      if (attempt.failures > SIGN_IN_FAILURES_ALLOWED) throw throttled(attempt.windowStart);
       const user = await store.findByEmail(input.email.trim().toLowerCase());
       // An unknown e-mail costs the same scrypt as a known one.
       const matches = await verifyPassword(input.password, user?.passwordHash ?? DECOY_HASH);
-      if (!user || !matches) {
-        await store.recordFailure(hash, now, floor);
-        throw new Unauthenticated('invalid-credentials', 'The e-mail or the password is wrong.');
-      }
-      if (counted) await store.clearFailures(hash);
+      if (!user || !matches) throw new Unauthenticated('invalid-credentials', 'The e-mail or the password is wrong.');
+      await store.clearFailures(hash);
       const { passwordHash: _hash, ...found } = user;
       return found;
     },

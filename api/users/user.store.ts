@@ -85,9 +85,14 @@ export class UserStore {
     return row && { failures: Number(row.failures), windowStart: Number(row.window_start) };
   }
 
-  /** Counts a failed sign-in; a window that began at or before `windowFloor` starts over at `now`. */
-  async recordFailure(emailHash: string, now: number, windowFloor: number): Promise<void> {
-    await this.sql.run(RECORD_FAILURE, { emailHash, now, windowFloor });
+  /**
+   * Counts a sign-in attempt as failed until it succeeds; a window that began at or before
+   * `windowFloor` starts over at `now`. Returns the count with this one, in one statement: of
+   * attempts made at once, each gets its own number.
+   */
+  async recordFailure(emailHash: string, now: number, windowFloor: number): Promise<{ failures: number; windowStart: number }> {
+    const row = (await this.sql.get<{ failures: number; window_start: number }>(`${RECORD_FAILURE} RETURNING failures, window_start`, { emailHash, now, windowFloor }))!;
+    return { failures: Number(row.failures), windowStart: Number(row.window_start) };
   }
 
   /** Forgets an e-mail's failures (a successful sign-in). */

@@ -124,6 +124,26 @@ describe('signing in', () => {
     assert.deepEqual((await dashboardClient(server).signIn('ghost@shop.example', 'wrong')).body, WRONG);
   });
 
+  test('forty wrong passwords sent at once for one e-mail: five are checked, the rest are 429 at once', async () => {
+    await createUser(server, shop.merchant.id, 'raced@shop.example', 'owner');
+    const answers = await Promise.all(Array.from({ length: 40 }, () => dashboardClient(server).signIn('raced@shop.example', 'wrong')));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(35).fill(429)]);
+    server.clock.advance(SIGN_IN_WINDOW_MS);
+  });
+
+  test('sign-ins for many e-mails at once are hashed one at a time, and past a second\'s worth refused with 429', async () => {
+    // Each check is scrypt: 32 MiB and tens of milliseconds. Unbounded, a burst took the service's memory from 114 to 216 MB.
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => dashboardClient(server).signIn(`burst-${i}@shop.example`, 'wrong')));
+    const checked = answers.filter((a) => a.status === 401).length;
+    const refused = answers.filter((a) => a.status === 429);
+    assert.equal(checked + refused.length, 40);
+    assert.ok(checked >= 1 + 16 && checked < 40, `checked ${checked}`);
+    for (const answer of refused) {
+      assert.deepEqual([answer.headers.get('retry-after'), answer.body], ['1', { error: { code: 'rate-limited', message: 'Too many sign-ins at this moment; try again in a second.' } }]);
+    }
+  });
+
   test('refuses a sign-in posted from another site', async () => {
     const response = await dashboardClient(server).request('POST', '/session', { body: { email: owner.email, password: owner.password }, origin: 'https://evil.example' });
     assert.deepEqual([response.status, response.body], [403, csrfRefused('it came from another site')]);
