@@ -65,7 +65,9 @@ export class MailStore {
 
   /** Records a message as sent. */
   async markSent(id: string, at: number): Promise<void> {
-    await this.sql.run('UPDATE mail_outbox SET sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?', [at, id]);
+    // The bodies go once sent: a refund's claim link is a bearer credential, and a copied database
+    // or backup must not hold it (claim-tokens.ts stores none); the subject says what was sent.
+    await this.sql.run("UPDATE mail_outbox SET sent_at = ?, attempts = attempts + 1, last_error = NULL, text_body = '', html_body = '' WHERE id = ?", [at, id]);
   }
 
   /** Records a failed attempt and when to try again. */

@@ -69,6 +69,10 @@ describe('mail', () => {
     assert.ok(claim, 'claim mail');
     assert.match(claim.raw, /^Subject: Mail Shop is sending you a refund\r$/m);
     assert.equal(partOf(claim.raw, 'text/plain'), `Mail Shop is refunding 0.2 ETH to you.\r\n\r\nTell us where to send it: ${refund.claimUrl}\r\n\r\nThis link is personal: do not share it.\r\n`);
+    // Once sent, the outbox keeps no body: the claim link is a bearer credential.
+    const kept = await server.services.db.all<{ text_body: string; html_body: string }>('SELECT text_body, html_body FROM mail_outbox WHERE sent_at IS NOT NULL');
+    assert.ok(kept.length >= 3);
+    assert.deepEqual([...new Set(kept.flatMap((row) => [row.text_body, row.html_body]))], ['']);
     const request = smtp.received.find((m) => m.to.includes('owner@shop.example'));
     assert.ok(request, 'request mail');
     assert.match(request.raw, /^Subject: Refund requested: 0.5 ETH\r$/m);
