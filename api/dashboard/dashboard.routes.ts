@@ -22,7 +22,7 @@ export function dashboardRoutes(services: AppServices, distDir: string, assets: 
   const { config, users, sessions, merchants } = services;
   const auth = createDashboardAuth({ sessions, merchants, publicUrl: config.publicUrl });
   const router = Router();
-  router.use('/api/events', dashboardEventRoutes({ feed: services.merchantFeed, auth }));
+  router.use('/api/events', dashboardEventRoutes({ feed: services.merchantFeed, auth, sessions }));
   router.use('/api/session', sessionRoutes({ users, sessions, merchants, auth, publicUrl: config.publicUrl }));
   router.use('/api/payments', dashboardPaymentRoutes({ payments: services.payments, webhooks: services.webhooks, auth }));
   router.use('/api/withdrawals', dashboardWithdrawalRoutes({ withdrawals: services.withdrawals, registry: services.registry, auth }));

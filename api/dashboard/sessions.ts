@@ -37,6 +37,11 @@ export function createSessions(deps: { uow: UnitOfWork; clock: Clock }) {
       return session;
     },
 
+    /** Whether the session a token names is still live, without marking it used (an open event stream is no use). */
+    async isLive(token: string): Promise<boolean> {
+      return (await store.findLive(hashToken(token), clock() - IDLE_MS)) !== undefined;
+    },
+
     /** Ends the session a token names (sign-out). */
     async end(token: string): Promise<void> {
       await store.delete(hashToken(token));

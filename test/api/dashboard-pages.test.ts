@@ -318,4 +318,23 @@ describe('the page and the live feed', () => {
     assert.ok(!received.includes(foreign.id));
     assert.match(received, new RegExp(`event: payment\\ndata: \\{"id":"(${own.id})"\\}`));
   });
+
+  test('a stream ends with its session: after sign-out it carries no more ids', async () => {
+    const browser = dashboardClient(server);
+    const { password } = await createUser(server, shop.merchant.id, 'leaving@pages.example', 'viewer');
+    assert.equal((await browser.signIn('leaving@pages.example', password)).status, 200);
+    const response = await fetch(`${server.url}/dashboard/api/events`, { headers: { Cookie: browser.cookie()! }, signal: AbortSignal.timeout(5_000) });
+    const reader = response.body!.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /^retry: 3000/);
+    assert.equal((await browser.request('DELETE', '/session')).status, 204);
+    const later = await newPayment();
+    await pay(later.addressTo, '0.1', 0);
+    let received = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += new TextDecoder().decode(value);
+    }
+    assert.ok(!received.includes(later.id), received);
+  });
 });
