@@ -151,7 +151,7 @@ export function durationWords(totalSeconds: number, locale: Locale = 'en'): stri
 }
 
 // Wallet URI schemes a link may open; anything else (javascript:, data:, a bare address) gets no link.
-const WALLET_SCHEMES = new Set(['bitcoin', 'litecoin', 'ethereum', 'ripple', 'tron', 'xrpl', 'dogecoin', 'bitcoincash', 'solana']);
+const WALLET_SCHEMES = new Set(['bitcoin', 'litecoin', 'ethereum', 'ripple', 'tron', 'xrpl', 'monero', 'dogecoin', 'bitcoincash', 'solana']);
 
 /** The payment URI if it is a wallet link worth offering, else undefined. */
 export function walletHref(paymentUri: string): string | undefined {

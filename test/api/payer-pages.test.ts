@@ -203,3 +203,14 @@ describe('the receipt', () => {
     );
   });
 });
+
+describe('the payment page', () => {
+  test("offers an 'Open in wallet' link on every network whose payment URI a wallet opens, Monero's too", async () => {
+    for (const asset of [ETH, { short: 'BTC', network: 'bitcoin' }, { short: 'XMR', network: 'monero' }]) {
+      const created = (await api.post('/payment', { amount: '1', asset, timeout: 600 })).body as { id: string; paymentUri: string };
+      const body = await (await page(`/pay?id=${created.id}`)).text();
+      const href = created.paymentUri.replaceAll('&', '&amp;');
+      assert.ok(body.includes(`<a class="pay-button" href="${href}">`), `${asset.short}: ${created.paymentUri}`);
+    }
+  });
+});
