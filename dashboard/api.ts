@@ -25,9 +25,16 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`/dashboard/api${path}`, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   if (response.status === 204) return undefined as T;
-  const parsed = (await response.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined;
-  if (!response.ok) throw new RequestFailed(response.status, parsed?.error?.code ?? 'internal-error', parsed?.error?.message ?? `The server answered ${response.status}.`);
+  const parsed = (await response.json().catch(() => undefined)) as { error?: { code: string; message: string; details?: Array<{ path: string; message: string }> } } | undefined;
+  if (!response.ok) throw new RequestFailed(response.status, parsed?.error?.code ?? 'internal-error', errorText(parsed?.error) ?? `The server answered ${response.status}.`);
   return parsed as T;
+}
+
+/** An error's message, with each bad field and why (the message names the fields only). */
+function errorText(error: { message: string; details?: Array<{ path: string; message: string }> } | undefined): string | undefined {
+  if (!error) return undefined;
+  const details = error.details ?? [];
+  return details.length === 0 ? error.message : `${error.message} ${details.map((d) => `${d.path} ${d.message}.`).join(' ')}`;
 }
 
 /** A signed-in session as the server describes it. */

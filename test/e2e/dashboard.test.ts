@@ -133,6 +133,23 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('a refused form says why, field by field, not only which fields', async () => {
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    await page.waitForSelector('withdrawals-page input[name="amount"]');
+    await page.type('withdrawals-page input[name="amount"]', '0.00002001');
+    await page.type('withdrawals-page input[name="addressTo"]', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+    await page.type('withdrawals-page input[name="invoice"]', 'too-small-1');
+    await page.click('withdrawals-page button[type="submit"]');
+    await page.waitForSelector('withdrawals-page [role="alert"]');
+    assert.equal(
+      await text(page, 'withdrawals-page [role="alert"]'),
+      'The request has invalid fields: amount. amount must be at least the minimum withdrawal of 0.00002546 BTC (the network fee of 0.00002000 plus the smallest payout the network relays).',
+    );
+    await page.browserContext().close();
+  });
+
   test('the open payment and the list follow a change live, without a reload', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
