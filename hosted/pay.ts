@@ -1,7 +1,8 @@
 /**
  * @module The payer page's own script (the widget is loaded separately): keeps the tab title in
  * step with the payment, so a payer who switched to their wallet app sees the news in the tab (the
- * title is the one the element shows, so it is in the page's language); and switches the language
+ * title is the one the element shows, so it is in the page's language); shows the receipt and refund
+ * links once they apply; and switches the language
  * as soon as one is picked from the menu. It imports nothing from the widget, so the build keeps the
  * two files apart.
  */
@@ -10,10 +11,17 @@ import './pay.css';
 const checkout = document.querySelector('crypto-checkout');
 const shownTitle = () => checkout?.shadowRoot?.querySelector('.status-title')?.textContent?.trim();
 
+// The receipt and refund request links under the element, shown as the payment gets there
+// (the server renders both, the one that does not apply yet hidden).
+const links = document.querySelectorAll<HTMLElement>('[data-link]');
+
 // On the first view and on every status change (the event comes once the new state is rendered).
 checkout?.addEventListener('checkout-status-change', (event) => {
+  const { checkout: view } = event.detail;
   const title = shownTitle();
-  if (title) document.title = `${title} · ${event.detail.checkout.merchant.name}`;
+  if (title) document.title = `${title} · ${view.merchant.name}`;
+  const shown = { receipt: view.status === 'COMPLETE' || view.exception === 'PAID_LATE', refund: view.exception === 'UNDERPAID' || view.exception === 'PAID_LATE' };
+  for (const link of links) link.hidden = !shown[link.dataset.link as keyof typeof shown];
 });
 checkout?.addEventListener('checkout-error', (event) => {
   const title = shownTitle();

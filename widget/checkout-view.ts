@@ -68,6 +68,8 @@ export interface CheckoutView {
   price: CheckoutPrice | null;
   /** The rate that converted `price`; null with it. */
   rate: CheckoutRate | null;
+  /** Paid too much, too little by the expiry, or after it; null when none (absent from older servers). */
+  exception?: 'OVERPAID' | 'UNDERPAID' | 'PAID_LATE' | null;
   /** The server's clock when the view was made; the countdown runs against it. */
   serverTime: string;
 }

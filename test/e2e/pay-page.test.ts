@@ -26,6 +26,7 @@ interface ProbeNode {
   textContent: string | null;
   shadowRoot: { adoptedStyleSheets: unknown[]; querySelector(selector: string): ProbeNode | null } | null;
   getAttribute(name: string): string | null;
+  hidden?: boolean;
 }
 interface ProbeWindow {
   document: {
@@ -261,20 +262,33 @@ describe('hosted payer page /pay', () => {
     await waitForShadowText(page, '[part~="status"]', 'Payment received');
     assert.match(await shadowText(page, '[part~="transactions"]'), /0\.01 BTC 0 of 2 confirmations/);
 
+    const receiptShown = () => page.evaluate(() => (globalThis as unknown as ProbeWindow).document.querySelector('[data-link="receipt"]')?.hidden === false);
+    assert.equal(await receiptShown(), false, 'no receipt before the payment completes');
     await dev('blocks', { network: 'bitcoin', count: 2 });
     await waitForShadowText(page, '[part~="status"]', 'Payment complete');
+    // The receipt link under the element appears with the news, not only after a reload.
+    await page.waitForFunction(() => (globalThis as unknown as ProbeWindow).document.querySelector('[data-link="receipt"]')?.hidden === false, { timeout: 5_000 });
     const done = await page.evaluate(() => {
       const w = globalThis as unknown as ProbeWindow;
       return {
         samePage: w.samePage === true,
         title: w.document.title,
         back: w.document.querySelector('crypto-checkout')!.shadowRoot!.querySelector('[part~="return-link"]')?.getAttribute('href'),
+        receipt: w.document.querySelector('[data-link="receipt"] a')?.getAttribute('href'),
+        refund: w.document.querySelector('[data-link="refund"]')?.hidden,
         violations: w.cspViolations,
       };
     });
     await page.close();
 
-    assert.deepEqual(done, { samePage: true, title: 'Payment complete · Demo Store', back: 'https://shop.example/thanks', violations: [] });
+    assert.deepEqual(done, {
+      samePage: true,
+      title: 'Payment complete · Demo Store',
+      back: 'https://shop.example/thanks',
+      receipt: `/receipt?id=${payment.id}&lang=en`,
+      refund: true,
+      violations: [],
+    });
     assert.deepEqual(problems, []);
 
     // A fresh load of the finished payment shows the way back without JavaScript, and no refresh.
