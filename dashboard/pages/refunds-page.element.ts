@@ -33,7 +33,12 @@ export class RefundsPage extends PageElement {
 
   #refund(event: Event): void {
     const f = formFields(event);
-    const body = { ...(f.amount ? { amount: f.amount } : {}), ...(f.addressTo ? { addressTo: f.addressTo } : {}), ...(f.reason ? { reason: f.reason } : {}) };
+    const body = {
+      ...(f.amount ? { amount: f.amount } : {}),
+      ...(f.addressTo ? { addressTo: f.addressTo } : {}),
+      ...(f.destTag ? { destTag: f.destTag } : {}),
+      ...(f.reason ? { reason: f.reason } : {}),
+    };
     void this.act('Refund created.', async () => {
       await call('POST', `/payments/${encodeURIComponent(this.paymentId!)}/refund`, body);
       (event.target as HTMLFormElement).reset();
@@ -49,6 +54,7 @@ export class RefundsPage extends PageElement {
         ? html`<form class="stacked" @submit=${(e: Event) => this.#refund(e)}>
             <label>Amount (empty: what the payer is owed) <input name="amount" inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
             <label>Payer's address (empty: a claim link for the payer) <input name="addressTo" autocomplete="off" /></label>
+            <label>Destination tag (with an address, if the network needs one) <input name="destTag" autocomplete="off" inputmode="numeric" /></label>
             <label>Reason <input name="reason" maxlength="200" /></label>
             <button type="submit">Refund this payment</button>
           </form>`

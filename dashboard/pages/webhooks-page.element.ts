@@ -36,7 +36,10 @@ export class WebhooksPage extends PageElement {
 
   async refresh(): Promise<void> {
     this.endpoints = (await call<{ data: Endpoint[] }>('GET', '/webhooks')).data;
-    if (this.log) await this.#open(this.log.endpoint);
+    // The open delivery log follows its endpoint, and closes once the endpoint is gone.
+    const shown = this.log && this.endpoints.find((e) => e.id === this.log!.endpoint.id);
+    if (shown) await this.#open(shown);
+    else this.log = undefined;
   }
 
   async #open(endpoint: Endpoint): Promise<void> {

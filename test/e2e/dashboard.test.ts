@@ -150,6 +150,55 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('removing the endpoint whose deliveries are open closes them; an export range that ends first is said, staying in the app', async () => {
+    const api = merchantApi(server, shop);
+    const endpoint = await api.post('/webhooks', { url: 'http://127.0.0.1:9/removed-hook' });
+    assert.equal(endpoint.status, 200);
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/webhooks`);
+    await page.waitForSelector('webhooks-page ul.cards li');
+    const itemOf = async () => {
+      for (const item of await page.$$('webhooks-page ul.cards li')) if (await item.evaluate((li) => li.textContent?.includes('/removed-hook'))) return item;
+      throw new Error('the endpoint is not listed');
+    };
+    await (await (await itemOf()).$$('button'))[0]!.click();
+    await page.waitForFunction(`[...document.querySelectorAll('webhooks-page h2')].some((h) => h.textContent.includes('removed-hook'))`);
+    await (await (await itemOf()).$$('button'))[1]!.click();
+    await page.waitForFunction(`document.querySelector('webhooks-page [role="status"]')?.textContent === 'Endpoint removed.'`);
+    assert.equal(await page.$('webhooks-page [role="alert"]'), null, 'no error beside the success');
+    assert.equal(await page.evaluate(`[...document.querySelectorAll('webhooks-page h2')].some((h) => h.textContent.includes('removed-hook'))`), false, 'the log closed');
+
+    await page.goto(`${server.url}/dashboard/payments`);
+    await page.waitForSelector('payments-page form.export input[name="from"]');
+    await page.$eval('payments-page form.export input[name="from"]', (input) => ((input as unknown as { value: string }).value = '2026-12-31'));
+    await page.$eval('payments-page form.export input[name="to"]', (input) => ((input as unknown as { value: string }).value = '2026-01-01'));
+    await page.click('payments-page form.export button[type="submit"]');
+    await page.waitForSelector('payments-page [role="alert"]');
+    assert.equal(await text(page, 'payments-page [role="alert"]'), 'The export range ends before it starts: pick a "To" date on or after the "From" date.');
+    assert.equal(new URL(page.url()).pathname, '/dashboard/payments');
+    await page.browserContext().close();
+  });
+
+  test('an XRP payment is refunded to a known address with its destination tag', async () => {
+    const api = merchantApi(server, shop);
+    const XRP = { short: 'XRP', network: 'ripple' };
+    const payment = await api.post('/payment', { amount: '20', asset: XRP, invoice: 'xrp-refund-1' });
+    await postJson(`${server.api}/dev/transactions`, { address: payment.body.addressTo, destTag: payment.body.destTag, amount: '20', asset: XRP, confirmations: 6 });
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/payments/${payment.body.id}`);
+    await page.waitForSelector('refunds-page input[name="destTag"]');
+    await page.type('refunds-page input[name="amount"]', '10');
+    await page.type('refunds-page input[name="addressTo"]', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh');
+    await page.type('refunds-page input[name="destTag"]', '424242');
+    await page.click('refunds-page button[type="submit"]');
+    await page.waitForFunction(`document.querySelector('refunds-page [role="status"]')?.textContent === 'Refund created.'`);
+    const refunds = (await api.get(`/refund?paymentIds=${payment.body.id}`)).body.data;
+    assert.deepEqual(refunds.map((r: { addressTo: string; destTag: string; amount: string }) => [r.addressTo, r.destTag, r.amount]), [['rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', '424242', '10.000000']]);
+    await page.browserContext().close();
+  });
+
   test('the open payment and the list follow a change live, without a reload', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
