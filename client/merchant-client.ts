@@ -17,6 +17,7 @@ import type {
   Page,
   Payment,
   PaymentFilters,
+  Rates,
   Webhook,
   WebhookDelivery,
   Withdrawal,
@@ -159,6 +160,11 @@ export class MerchantClient {
   /** GET /v2/assets (public): the assets the service accepts, to offer payers a choice. */
   async assets(): Promise<AssetInfo[]> {
     return (await this.#send<{ data: AssetInfo[] }>('GET', '/assets', undefined, 'public')).data;
+  }
+
+  /** GET /v2/rates: the current rate of every served asset in a currency (default USD), as fiat-priced payments are converted (before any spread). */
+  async rates(currency = 'USD'): Promise<Rates> {
+    return this.#send<Rates>('GET', `/rates?${new URLSearchParams({ currency })}`);
   }
 
   /** POST /v2/webhooks: registers an endpoint; keep the returned `secret` (shown only now) to verify events. */

@@ -9,6 +9,12 @@ import type { AssetListOutput } from '../api/networks/asset.schema.ts';
 import type { CreatePaymentInput as CreatePaymentSchema, PaymentOutput } from '../api/payments/payment.schema.ts';
 import type { CreatedWebhookOutput, CreateWebhookInput as CreateWebhookSchema, WebhookDeliveryOutput, WebhookEventType as EventTypeOfServer, WebhookOutput } from '../api/webhooks/webhook.schema.ts';
 import type { BalanceOutput, CreateWithdrawalInput as CreateWithdrawalSchema, WithdrawalOutput } from '../api/withdrawals/withdrawal.schema.ts';
+import type { RatesOutput } from '../api/rates/rates.schema.ts';
+
+/** The current rates in one currency (GET /v2/rates): every served asset that has a fresh one. */
+export type Rates = RatesOutput;
+/** One asset's rate: currency units per asset unit, before any spread, with its sources and time. */
+export type AssetRate = Rates['data'][number];
 
 /** A payment record (POST /v2/payment, GET /v2/payment/:id). */
 export type Payment = PaymentOutput;

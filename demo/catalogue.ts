@@ -1,6 +1,7 @@
 /**
- * @module The store's products and how it prices them in a crypto asset. Prices are in US dollars;
- * the rates are fixed demo numbers, not market prices. Amounts are exact decimals (decimal.js),
+ * @module The store's products and how it prices them in a crypto asset. Prices are in US dollars,
+ * converted by the service at the market rate; the fixed demo rates here serve only when no rate
+ * source answers (offline). Amounts are exact decimals (decimal.js),
  * rounded up to the asset's precision so the store is never paid less than the price.
  */
 import Decimal from 'decimal.js';
@@ -47,9 +48,12 @@ export function isPriced(asset: Pick<AssetInfo, 'short'>): boolean {
   return Object.hasOwn(DEMO_RATES_USD, asset.short);
 }
 
-/** The price of a product in an asset: USD / rate, rounded up to the asset's decimals, as a plain decimal string. */
-export function priceIn(product: Product, asset: Pick<AssetInfo, 'short' | 'decimals'>): string {
-  const rate = DEMO_RATES_USD[asset.short];
+/**
+ * The price of a product in an asset: USD / rate, rounded up to the asset's decimals, as a plain
+ * decimal string. At the store's fixed demo rate unless `usdRate` (the service's current one) is given.
+ */
+export function priceIn(product: Product, asset: Pick<AssetInfo, 'short' | 'decimals'>, usdRate?: string): string {
+  const rate = usdRate ?? DEMO_RATES_USD[asset.short];
   if (rate === undefined) throw new Error(`the store has no rate for ${asset.short}`);
   return new Decimal(product.priceUsd).div(rate).toDecimalPlaces(asset.decimals, Decimal.ROUND_UP).toFixed();
 }

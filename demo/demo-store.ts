@@ -13,6 +13,8 @@ import { StoreError, toStoreError } from './store-error.ts';
 export interface Catalogue {
   products: readonly Product[];
   assets: AssetInfo[];
+  /** The service's current USD rate per asset ("BTC:bitcoin"), for those that have one; empty offline. */
+  usdRates: ReadonlyMap<string, string>;
 }
 
 /** The orders page's data. */
@@ -47,9 +49,15 @@ export function createDemoStore(deps: { client: () => MerchantClient; simulator:
     return order;
   }
 
+  const pricedAssets = async () => (await call((client) => client.assets())).filter(isPriced);
+
   async function catalogue(): Promise<Catalogue> {
-    const assets = await call((client) => client.assets());
-    return { products: PRODUCTS, assets: assets.filter(isPriced) };
+    const assets = await pricedAssets();
+    // What an order will be converted at, to show beside each coin; none when no source answers
+    // (the store then prices in the coin at its fixed demo rates, and says so).
+    const rates = await call((client) => client.rates('USD')).catch(() => undefined);
+    const usdRates = new Map((rates?.data ?? []).map((r) => [`${r.asset.short}:${r.asset.network}`, r.rate]));
+    return { products: PRODUCTS, assets, usdRates };
   }
 
   return {
@@ -60,8 +68,7 @@ export function createDemoStore(deps: { client: () => MerchantClient; simulator:
     async placeOrder(sku: unknown, assetKey: unknown): Promise<Payment> {
       const product = typeof sku === 'string' ? findProduct(sku) : undefined;
       if (!product) throw new StoreError(400, 'Choose a product', 'That product is not in the shop. Go back and pick one of the products listed.');
-      const { assets } = await catalogue();
-      const asset = assets.find((a) => `${a.short}:${a.network}` === assetKey);
+      const asset = (await pricedAssets()).find((a) => `${a.short}:${a.network}` === assetKey);
       if (!asset) throw new StoreError(400, 'Choose how to pay', 'Pick one of the listed coins to pay with.');
       const invoice = orderInvoice(product, randomBytes(4).toString('hex').toUpperCase());
       const order = { asset: { short: asset.short, network: asset.network }, invoice, checkoutUrl: deps.returnUrl(invoice) };

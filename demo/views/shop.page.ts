@@ -20,12 +20,15 @@ function productIcon(product: Product): SafeHtml {
   return html`<svg viewBox="0 0 48 48" width="64" height="64" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round">${icon}</svg>`;
 }
 
-function assetOption(product: Product, asset: AssetInfo): SafeHtml {
-  const amount = trimAmount(priceIn(product, asset));
-  return html`<option value="${`${asset.short}:${asset.network}`}">${amount} ${asset.short} (${networkName(asset.network)})</option>`;
+function assetOption(product: Product, asset: AssetInfo, usdRates: ReadonlyMap<string, string>): SafeHtml {
+  const key = `${asset.short}:${asset.network}`;
+  const live = usdRates.get(key);
+  // At the current rate the amount is what the service will convert to, give or take its spread and the next quote.
+  const amount = `${live ? '≈ ' : ''}${trimAmount(priceIn(product, asset, live))}`;
+  return html`<option value="${key}">${amount} ${asset.short} (${networkName(asset.network)})</option>`;
 }
 
-function productCard(frame: StoreFrame, product: Product, assets: AssetInfo[]): SafeHtml {
+function productCard(frame: StoreFrame, product: Product, assets: AssetInfo[], usdRates: ReadonlyMap<string, string>): SafeHtml {
   const id = product.sku.toLowerCase();
   return html`<li class="product">
   <article aria-labelledby="product-${id}">
@@ -38,7 +41,7 @@ function productCard(frame: StoreFrame, product: Product, assets: AssetInfo[]): 
         <input type="hidden" name="product" value="${product.sku}">
         <label for="asset-${id}">Pay with</label>
         <select id="asset-${id}" name="asset" required>
-          ${assets.map((asset) => assetOption(product, asset))}
+          ${assets.map((asset) => assetOption(product, asset, usdRates))}
         </select>
         <button type="submit" class="button primary">Buy<span class="visually-hidden"> ${product.name}</span></button>
       </form>
@@ -53,9 +56,11 @@ export function shopPage(frame: StoreFrame, catalogue: Catalogue): SafeHtml {
   <h1>Small things, paid in crypto</h1>
   <p>Pick a product and the coin to pay with. The store's server creates the payment through the typed client,
   then you choose: pay on the hosted page, or right here with the embedded checkout.</p>
-  <p class="small">Prices are in US dollars, converted at fixed demo rates.</p>
+  <p class="small">${catalogue.usdRates.size > 0
+    ? 'Prices are in US dollars; the coin amount is converted at the market rate when you buy, and locked for your order.'
+    : 'Prices are in US dollars. No rate source answers right now, so they are converted at fixed demo rates.'}</p>
 </section>
 ${catalogue.assets.length === 0
   ? html`<p class="notice" role="alert">The payment service offers no coin this store can price, so nothing can be bought right now.</p>`
-  : html`<ul class="products" role="list">${catalogue.products.map((product) => productCard(frame, product, catalogue.assets))}</ul>`}`;
+  : html`<ul class="products" role="list">${catalogue.products.map((product) => productCard(frame, product, catalogue.assets, catalogue.usdRates))}</ul>`}`;
 }
