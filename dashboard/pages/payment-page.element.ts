@@ -49,11 +49,15 @@ export class PaymentPage extends PageElement {
     this.deliveries = (await call<{ data: Delivery[] }>('GET', `/payments/${encodeURIComponent(this.paymentId)}/deliveries`)).data;
   }
 
+  // One heading element before and after the payment arrives: the app focuses it when the page
+  // opens, and replacing it would drop the focus to the document.
   override render() {
     const p = this.payment;
-    if (!p) return html`<h1 tabindex="-1">Payment</h1>${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : html`<p role="status">Loading…</p>`}`;
+    return html`<h1 tabindex="-1">Payment${p ? html` <span class="mono">${p.id}</span>` : ''}</h1>${p ? this.#details(p) : this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : html`<p role="status">Loading…</p>`}`;
+  }
+
+  #details(p: Payment) {
     return html`
-      <h1 tabindex="-1">Payment <span class="mono">${p.id}</span></h1>
       <p><a href="/dashboard/payments">Back to payments</a></p>
       <dl class="facts">
         <div><dt>Status</dt><dd><span class="status status-${p.status.toLowerCase()}" id="payment-status">${p.status}</span></dd></div>

@@ -199,6 +199,20 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
+    const api = merchantApi(server, shop);
+    const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
+    const { page } = await newPage();
+    await signIn(page, owner);
+    const link = `payments-page a[href="/dashboard/payments/${payment.body.id}"]`;
+    await page.waitForSelector(link);
+    await page.focus(link);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#payment-status');
+    assert.equal(await page.evaluate(`document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.replace(/\\s+/g, ' ').trim()`), `H1 Payment ${payment.body.id}`);
+    await page.browserContext().close();
+  });
+
   test('the open payment and the list follow a change live, without a reload', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
