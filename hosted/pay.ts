@@ -2,9 +2,7 @@
  * @module The payer page's own script (the widget is loaded separately): keeps the tab title in
  * step with the payment, so a payer who switched to their wallet app sees the news in the tab (the
  * title is the one the element shows, so it is in the page's language); shows the receipt and refund
- * links once they apply; and switches the language
- * as soon as one is picked from the menu. It imports nothing from the widget, so the build keeps the
- * two files apart.
+ * links once they apply. It imports nothing from the widget, so the build keeps the two files apart.
  */
 import './pay.css';
 
@@ -28,6 +26,5 @@ checkout?.addEventListener('checkout-error', (event) => {
   if (event.detail.code === 'not-found' && title) document.title = title;
 });
 
-// Picking a language reloads the page in it (the form's button does the same without JavaScript).
-const menu = document.querySelector<HTMLSelectElement>('#pay-language');
-menu?.addEventListener('change', () => menu.form?.submit());
+// The language menu changes nothing until its button is pressed: a keyboard user steps through the
+// languages with the arrow keys (each a change event) without the page reloading under them.

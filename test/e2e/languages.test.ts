@@ -112,12 +112,19 @@ describe('the payer page in the payer\'s language', () => {
     assert.equal(unknown.headers.get('set-cookie'), null);
   });
 
-  it('the menu switches the language, the element follows, and the choice stays', async () => {
+  it('the menu switches the language with its button, the element follows, and the choice stays', async () => {
     const page = await browser.newPage();
     await page.setExtraHTTPHeaders({ 'Accept-Language': 'en' });
     await page.goto(paymentUrl);
     assert.equal(await elementTitle(page, 'Waiting for payment'), 'Waiting for payment');
-    await Promise.all([page.waitForNavigation(), page.select('#pay-language', 'fr')]);
+    // Stepping through the menu with the keyboard changes nothing (WCAG 3.2.2); its button does.
+    await page.focus('#pay-language');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await page.evaluate(() => (globalThis as unknown as ProbeWindow).document.documentElement.lang), 'en', 'no reload while stepping');
+    await page.select('#pay-language', 'fr');
+    await Promise.all([page.waitForNavigation(), page.click('.pay-language button[type="submit"]')]);
     assert.equal(await page.evaluate(() => (globalThis as unknown as ProbeWindow).document.documentElement.lang), 'fr');
     assert.equal(await elementTitle(page, ALL_MESSAGES.fr.waiting), ALL_MESSAGES.fr.waiting);
     await page.goto(paymentUrl);
