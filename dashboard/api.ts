@@ -13,6 +13,9 @@ export class RequestFailed extends Error {
 
 let csrfToken = '';
 
+/** Dispatched on the window when a call finds the session gone; `detail` is the server's message. */
+export const SESSION_ENDED = 'dashboard-session-ended';
+
 /** Remembers the session's CSRF token (from sign-in or the session read). */
 export function useCsrfToken(token: string): void {
   csrfToken = token;
@@ -26,7 +29,12 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   const response = await fetch(`/dashboard/api${path}`, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   if (response.status === 204) return undefined as T;
   const parsed = (await response.json().catch(() => undefined)) as { error?: { code: string; message: string; details?: Array<{ path: string; message: string }> } } | undefined;
-  if (!response.ok) throw new RequestFailed(response.status, parsed?.error?.code ?? 'internal-error', errorText(parsed?.error) ?? `The server answered ${response.status}.`);
+  if (!response.ok) {
+    const failed = new RequestFailed(response.status, parsed?.error?.code ?? 'internal-error', errorText(parsed?.error) ?? `The server answered ${response.status}.`);
+    // The session ended meanwhile (idle, signed out elsewhere, password reset): the app shows the sign-in form.
+    if (failed.code === 'not-signed-in') dispatchEvent(new CustomEvent(SESSION_ENDED, { detail: failed.message }));
+    throw failed;
+  }
   return parsed as T;
 }
 

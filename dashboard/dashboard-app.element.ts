@@ -4,7 +4,7 @@
  * refreshes the payments list or that payment's page, without a reload.
  */
 import { html, LitElement, type TemplateResult } from 'lit';
-import { call, RequestFailed, type SessionInfo, useCsrfToken } from './api.ts';
+import { call, RequestFailed, SESSION_ENDED, type SessionInfo, useCsrfToken } from './api.ts';
 import { formFields } from './format.ts';
 import type { PageElement } from './page-element.ts';
 import './pages/balance-page.element.ts';
@@ -49,6 +49,7 @@ export class DashboardApp extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     addEventListener('popstate', () => this.#show(location.pathname));
+    addEventListener(SESSION_ENDED, (event) => this.#sessionEnded((event as CustomEvent<string>).detail));
     this.addEventListener('click', (event) => this.#followLink(event));
     void call<SessionInfo>('GET', '/session')
       .then((session) => this.#signedIn(session))
@@ -100,6 +101,15 @@ export class DashboardApp extends LitElement {
     } catch (err) {
       this.failure = err instanceof RequestFailed ? err.message : 'Could not reach the server.';
     }
+  }
+
+  // A call found the session gone: back to the sign-in form, saying why, instead of pages that cannot load.
+  #sessionEnded(message: string): void {
+    if (!this.session) return;
+    this.#events?.close();
+    this.session = undefined;
+    this.failure = message;
+    this.#navigate('/dashboard/login', true);
   }
 
   async #signOut(): Promise<void> {

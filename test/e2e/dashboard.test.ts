@@ -213,6 +213,18 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('a session ended elsewhere brings back the sign-in form, saying why', async () => {
+    const { page } = await newPage();
+    await signIn(page, viewer);
+    // As a password reset or an operator's removal would: the server forgets every session.
+    await server.services.db.run('DELETE FROM dashboard_sessions');
+    await page.click('a[href="/dashboard/refunds"]');
+    await page.waitForSelector('main.sign-in [role="alert"]');
+    assert.equal(await text(page, 'main.sign-in [role="alert"]'), 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).');
+    assert.equal(new URL(page.url()).pathname, '/dashboard/login');
+    await page.browserContext().close();
+  });
+
   test('the open payment and the list follow a change live, without a reload', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
