@@ -94,9 +94,17 @@ export function createUserService(deps: { uow: UnitOfWork; clock: Clock }) {
       // attempts sent at once, only the allowed number are checked, the rest are 429 at once.
       const attempt = await store.recordFailure(hash, now, floor);
       if (attempt.failures > SIGN_IN_FAILURES_ALLOWED) throw throttled(attempt.windowStart);
-      const user = await store.findByEmail(input.email.trim().toLowerCase());
-      // An unknown e-mail costs the same scrypt as a known one.
-      const matches = await verifyPassword(input.password, user?.passwordHash ?? DECOY_HASH);
+      let user: Awaited<ReturnType<typeof store.findByEmail>>;
+      let matches: boolean;
+      try {
+        user = await store.findByEmail(input.email.trim().toLowerCase());
+        // An unknown e-mail costs the same scrypt as a known one.
+        matches = await verifyPassword(input.password, user?.passwordHash ?? DECOY_HASH);
+      } catch (error) {
+        // Not checked (too many sign-ins hashing at once, the database away): not a wrong password.
+        await store.forgetAttempt(hash).catch(() => {});
+        throw error;
+      }
       if (!user || !matches) throw new Unauthenticated('invalid-credentials', 'The e-mail or the password is wrong.');
       await store.clearFailures(hash);
       const { passwordHash: _hash, ...found } = user;

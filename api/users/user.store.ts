@@ -95,6 +95,11 @@ export class UserStore {
     return { failures: Number(row.failures), windowStart: Number(row.window_start) };
   }
 
+  /** Takes back one counted attempt whose password was never checked. */
+  async forgetAttempt(emailHash: string): Promise<void> {
+    await this.sql.run('UPDATE dashboard_sign_in_failures SET failures = failures - 1 WHERE email_hash = ? AND failures > 0', [emailHash]);
+  }
+
   /** Forgets an e-mail's failures (a successful sign-in). */
   async clearFailures(emailHash: string): Promise<void> {
     await this.sql.run('DELETE FROM dashboard_sign_in_failures WHERE email_hash = ?', [emailHash]);

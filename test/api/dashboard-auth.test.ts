@@ -144,6 +144,17 @@ describe('signing in', () => {
     }
   });
 
+  test('a sign-in refused because too many were hashing at once is not counted against the e-mail', async () => {
+    // Otherwise a flood of sign-ins for other e-mails would lock a user out with the right password.
+    const { password } = await createUser(server, shop.merchant.id, 'flooded@shop.example', 'owner');
+    const { users } = server.services;
+    const flood = Array.from({ length: 30 }, (_, i) => users.signIn({ email: `flood-${i}@shop.example`, password: 'wrong' }).catch(() => undefined));
+    const refused = await Promise.all(Array.from({ length: 6 }, () => users.signIn({ email: 'flooded@shop.example', password }).then(() => 'signed in', (error: Error & { code?: string }) => error.code)));
+    assert.deepEqual(refused, Array(6).fill('rate-limited'), 'the hashing queue was full');
+    await Promise.all(flood);
+    assert.equal((await users.signIn({ email: 'flooded@shop.example', password })).email, 'flooded@shop.example');
+  });
+
   test('refuses a sign-in posted from another site', async () => {
     const response = await dashboardClient(server).request('POST', '/session', { body: { email: owner.email, password: owner.password }, origin: 'https://evil.example' });
     assert.deepEqual([response.status, response.body], [403, csrfRefused('it came from another site')]);
