@@ -116,6 +116,7 @@ export async function createServices(options: ServiceOptions) {
     rates,
     paymentTolerancePercent: config.paymentTolerancePercent,
     merchantChanges: merchants.changes,
+    merchantIsCurrent: merchants.isCurrent,
   });
   const paymentExport = createPaymentExport({ uow, registry, clock });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });

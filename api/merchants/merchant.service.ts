@@ -31,10 +31,13 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
 
   // A profile edit or a rotation anywhere moves the generation on; merchants remembered by id are read again.
   let merchantsGeneration = keyChanges.seen();
+  // The merchant objects handed out since the generation last moved: what `isCurrent` answers from.
+  let currentMerchants = new WeakSet<Merchant>();
   function forgetIfChanged(): void {
     if (keyChanges.seen() === merchantsGeneration) return;
     merchantsGeneration = keyChanges.seen();
     merchantsById.clear();
+    currentMerchants = new WeakSet();
   }
 
   function stillValid(known: { credentials: MerchantCredentials; checkedAt: number } | undefined, now: number): MerchantCredentials | undefined {
@@ -43,8 +46,10 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
   }
 
   function remember(credentials: MerchantCredentials): MerchantCredentials {
+    forgetIfChanged();
     Object.freeze(credentials.merchant);
     merchantsById.set(credentials.merchant.id, credentials.merchant);
+    currentMerchants.add(credentials.merchant);
     return Object.freeze(credentials);
   }
 
@@ -153,6 +158,7 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
       if (!(await uow.transaction((stores) => stores.merchants.updateProfile(merchant)))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
       merchantsById.clear();
       credentialsByKeyHash.clear();
+      currentMerchants = new WeakSet();
       await keyChanges.announce(merchantId).catch(() => {});
       return merchant;
     },
@@ -160,13 +166,29 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
     /** A number that moves on whenever any merchant's profile or keys may have changed (for caches of what shows a merchant). */
     changes: (): number => keyChanges.seen(),
 
+    /**
+     * Whether a merchant object is one this service handed out since the last change it knows of:
+     * a record rendered with it may be kept. One read before a profile edit (and used once, since
+     * the edit came while it was read) is not, even when the request that holds it began after.
+     */
+    isCurrent(merchant: Merchant): boolean {
+      forgetIfChanged();
+      return currentMerchants.has(merchant);
+    },
+
     /** A merchant by id. */
     async findById(id: string): Promise<Merchant | undefined> {
       forgetIfChanged();
       const known = merchantsById.get(id);
       if (known) return known;
+      const seen = keyChanges.seen();
       const found = await store.findById(id);
-      if (found) merchantsById.set(id, Object.freeze(found));
+      // Remembered only if nothing changed while it was read (else used once, like authenticate's).
+      if (found && keyChanges.seen() === seen) {
+        forgetIfChanged();
+        merchantsById.set(id, Object.freeze(found));
+        currentMerchants.add(found);
+      }
       return found;
     },
   };

@@ -37,6 +37,8 @@ export interface PaymentServiceDeps {
   paymentTolerancePercent: string;
   /** Moves on when a merchant's profile may have changed: every cached record shows its merchant. */
   merchantChanges?: () => number;
+  /** Whether a merchant object is still what the merchant service hands out (none given: always). */
+  merchantIsCurrent?: (merchant: Merchant) => boolean;
 }
 
 /** Creates the payment use cases. */
@@ -88,11 +90,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   // A view shows its merchant as the request found it; it is kept only if no merchant changed since
-  // the request began (`merchantsAt`). Requests answered in the same turn render after one another's
-  // edits: one that began before a profile edit must not leave the old name cached after it.
+  // the request began (`merchantsAt`) and the merchant object is still the one handed out now.
+  // Requests answered in the same turn render after one another's edits, and a merchant read while
+  // an edit committed is used once: neither may leave the old name cached after the edit.
   function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, merchantsAt: number | undefined, now: number, pendingRefunds: string[]): JsonText {
     const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now, pendingRefunds));
-    if (deps.merchantChanges?.() === merchantsAt) views.set(payment.id, payment, now, text);
+    if (deps.merchantChanges?.() === merchantsAt && (deps.merchantIsCurrent?.(merchant) ?? true)) views.set(payment.id, payment, now, text);
     return text;
   }
 

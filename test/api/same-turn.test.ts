@@ -93,4 +93,15 @@ describe('requests answered in the same turn', () => {
       ids.map(() => 'Renamed Shop'),
     );
   });
+
+  test('never keeps a record rendered with a merchant read before an edit, by a request that began after it', async () => {
+    // A merchant read while an edit committed is used once: the request that holds it began after the
+    // edit (the generation it saw is the new one), but the name it shows is the old one.
+    const { merchants, payments } = server.services;
+    const held = (await merchants.authenticate(shop.apiKey))!.merchant;
+    await merchants.updateProfile(merchant.id, { name: 'Third Name', email: 'owner@shop.example', siteUrl: 'shop.example', logoUrl: 'https://shop.example/logo.png' });
+    assert.equal(JSON.parse(await payments.get(held, ids[2]!)).merchant.name, held.name, 'answered with the merchant it holds');
+    const current = (await merchants.authenticate(shop.apiKey))!.merchant;
+    assert.equal(JSON.parse(await payments.get(current, ids[2]!)).merchant.name, 'Third Name');
+  });
 });
