@@ -2,9 +2,11 @@
  * @module The payer page's own script (the widget is loaded separately): keeps the tab title in
  * step with the payment, so a payer who switched to their wallet app sees the news in the tab (the
  * title is the one the element shows, so it is in the page's language); shows the receipt and refund
- * links once they apply. It imports nothing from the widget, so the build keeps the two files apart.
+ * links once they apply (the rule the server renders them by). It imports nothing from the widget, so
+ * the build keeps the two files apart.
  */
 import './pay.css';
+import { shownPayerLinks } from './payer-link-rules.ts';
 
 const checkout = document.querySelector('crypto-checkout');
 const shownTitle = () => checkout?.shadowRoot?.querySelector('.status-title')?.textContent?.trim();
@@ -18,7 +20,7 @@ checkout?.addEventListener('checkout-status-change', (event) => {
   const { checkout: view } = event.detail;
   const title = shownTitle();
   if (title) document.title = `${title} · ${view.merchant.name}`;
-  const shown = { receipt: view.status === 'COMPLETE' || view.exception === 'PAID_LATE', refund: view.exception === 'UNDERPAID' || view.exception === 'PAID_LATE' };
+  const shown = shownPayerLinks(view);
   for (const link of links) link.hidden = !shown[link.dataset.link as keyof typeof shown];
 });
 checkout?.addEventListener('checkout-error', (event) => {

@@ -2,6 +2,7 @@
 import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import { html, type SafeHtml } from '../http/html.ts';
 import type { PayerMessages } from './payer-messages.ts';
+import { shownPayerLinks } from '../../hosted/payer-link-rules.ts';
 
 /**
  * The receipt link of a COMPLETE or PAID_LATE payment, and the refund request of an UNDERPAID or
@@ -10,8 +11,7 @@ import type { PayerMessages } from './payer-messages.ts';
  * page's refresh renders them anew.
  */
 export function payerLinks(view: Pick<CheckoutOutput, 'id' | 'status' | 'exception'>, m: PayerMessages): SafeHtml {
-  const receipt = view.status === 'COMPLETE' || view.exception === 'PAID_LATE';
-  const refund = view.exception === 'UNDERPAID' || view.exception === 'PAID_LATE';
+  const { receipt, refund } = shownPayerLinks(view);
   return html`<div class="pay-links">
 <p data-link="receipt"${receipt ? '' : html` hidden`}><a href="/receipt?id=${view.id}&amp;lang=${m.locale}">${m.linkReceipt}</a></p>
 <p data-link="refund"${refund ? '' : html` hidden`}><a href="/refund/request?payment=${view.id}&amp;lang=${m.locale}">${m.linkRequest}</a></p>

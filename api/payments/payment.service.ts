@@ -50,13 +50,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   const views = createPaymentViewCache<JsonText>(PAYMENT_VIEW_CACHE_SIZE);
   const stamps = createPaymentStamps(store, uow);
   let merchantsSeen = deps.merchantChanges?.();
-  /** Clears the views if a merchant changed since the last request; returns the merchants' generation now. */
-  function dropViewsIfMerchantsChanged(): number | undefined {
+  function dropViewsIfMerchantsChanged(): void {
     const seen = deps.merchantChanges?.();
-    if (seen === merchantsSeen) return seen;
+    if (seen === merchantsSeen) return;
     merchantsSeen = seen;
     views.clear();
-    return seen;
   }
 
   // Runs inside a write transaction (on SQLite, a group commit's savepoint): the address is claimed
@@ -89,26 +87,25 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return { ...stored, exception: null, version: 1 };
   }
 
-  // A view shows its merchant as the request found it; it is kept only if no merchant changed since
-  // the request began (`merchantsAt`) and the merchant object is still the one handed out now.
-  // Requests answered in the same turn render after one another's edits, and a merchant read while
-  // an edit committed is used once: neither may leave the old name cached after the edit.
-  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, merchantsAt: number | undefined, now: number, pendingRefunds: string[]): JsonText {
+  // A view shows its merchant as the request found it; it is kept only if that merchant object is
+  // still the one the merchant service hands out. Requests answered in the same turn render after
+  // one another's edits, and a merchant read while an edit committed is used once: neither may
+  // leave the old name cached after the edit.
+  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number, pendingRefunds: string[]): JsonText {
     const text = toJsonText(toPaymentOutput(deps, payment, transactions, merchant, now, pendingRefunds));
-    if (deps.merchantChanges?.() === merchantsAt && (deps.merchantIsCurrent?.(merchant) ?? true)) views.set(payment.id, payment, now, text);
+    if (deps.merchantIsCurrent?.(merchant) ?? true) views.set(payment.id, payment, now, text);
     return text;
   }
 
   // A miss reads the row and its transactions in one read transaction: one consistent snapshot
   // even while another process writes, so a view is never cached under a version it does not show.
-  async function renderMissingIn(stores: Stores, merchant: Merchant, merchantsAt: number | undefined, ids: string[], now: number): Promise<Map<string, JsonText>> {
+  async function renderMissingIn(stores: Stores, merchant: Merchant, ids: string[], now: number): Promise<Map<string, JsonText>> {
     const payments = (await stores.payments.findByIds(ids)).filter((p) => p.merchantId === merchant.id);
     const transactions = await stores.payments.transactionsOfMany(payments.map((p) => p.id));
     const refunds = await stores.refunds.pendingAmountsOfMany(payments.map((p) => p.id));
-    return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, merchantsAt, now, refunds.get(p.id)!)]));
+    return new Map(payments.map((p) => [p.id, render(p, transactions.get(p.id)!, merchant, now, refunds.get(p.id)!)]));
   }
-  const renderMissing = (merchant: Merchant, merchantsAt: number | undefined, ids: string[], now: number) =>
-    uow.snapshot((stores) => renderMissingIn(stores, merchant, merchantsAt, ids, now));
+  const renderMissing = (merchant: Merchant, ids: string[], now: number) => uow.snapshot((stores) => renderMissingIn(stores, merchant, ids, now));
 
   // A page that is neither empty nor full ends the list, so it tells the total by itself.
   function totalFromPage(found: number, offset: number, limit: number): number | undefined {
@@ -118,16 +115,16 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   // The page, the total and every record shown come from one snapshot of the database, even while
   // another process writes.
-  async function listIn(stores: Stores, merchant: Merchant, merchantsAt: number | undefined, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
+  async function listIn(stores: Stores, merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
     const stamps = await stores.payments.page(merchant.id, query, now, offset, limit);
     const total = totalFromPage(stamps.length, offset, limit) ?? (await stores.payments.count(merchant.id, query, now));
     const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
     const missing = stamps.filter((_, i) => cached[i] === undefined).map((stamp) => stamp.id);
-    const rendered = missing.length > 0 ? await renderMissingIn(stores, merchant, merchantsAt, missing, now) : undefined;
+    const rendered = missing.length > 0 ? await renderMissingIn(stores, merchant, missing, now) : undefined;
     return { records: stamps.map((stamp, i) => cached[i] ?? rendered!.get(stamp.id)!), total };
   }
-  const listInOneSnapshot = (merchant: Merchant, merchantsAt: number | undefined, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
-    uow.snapshot((stores) => listIn(stores, merchant, merchantsAt, query, now, offset, limit));
+  const listInOneSnapshot = (merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) =>
+    uow.snapshot((stores) => listIn(stores, merchant, query, now, offset, limit));
 
   // On SQLite the lists of one turn of the event loop are read together at its end, in one read
   // transaction: one read lock (two system calls) for all of them instead of one a statement, and
@@ -148,8 +145,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     }),
   );
 
-  async function listPage(merchant: Merchant, merchantsAt: number | undefined, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
-    if (!uow.shared) return listInTheTurn((stores) => listIn(stores, merchant, merchantsAt, query, now, offset, limit));
+  async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
+    if (!uow.shared) return listInTheTurn((stores) => listIn(stores, merchant, query, now, offset, limit));
     // On PostgreSQL most pages need one statement, which is a snapshot by itself: the page tells its
     // total and every record on it is rendered at the version listed. Anything else is read again
     // in one read transaction.
@@ -159,7 +156,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));
       if (cached.every((view): view is JsonText => view !== undefined)) return { records: cached, total };
     }
-    return listInOneSnapshot(merchant, merchantsAt, query, now, offset, limit);
+    return listInOneSnapshot(merchant, query, now, offset, limit);
   }
 
   function notFound(id: string): NotFound {
@@ -207,12 +204,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
     /** One of the merchant's payments, as JSON; another merchant's id is as unknown as a made-up one. */
     async get(merchant: Merchant, id: string): Promise<JsonText> {
-      const merchantsAt = dropViewsIfMerchantsChanged();
+      dropViewsIfMerchantsChanged();
       const key = storedId(id);
       const stamp = key === undefined ? undefined : await stamps.forMerchant(merchant.id, key);
       if (!stamp) throw notFound(id);
       const now = clock();
-      const text = views.get(stamp.id, stamp, now) ?? (await renderMissing(merchant, merchantsAt, [stamp.id], now)).get(stamp.id);
+      const text = views.get(stamp.id, stamp, now) ?? (await renderMissing(merchant, [stamp.id], now)).get(stamp.id);
       if (text === undefined) throw notFound(id);
       return text;
     },
@@ -222,11 +219,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
      * `search` (the dashboard's) finds a payment by id, invoice, receiving address or transaction id.
      */
     async list(merchant: Merchant, filters: ListPaymentsQuery | SearchPaymentsQuery): Promise<ListEnvelope<JsonText>> {
-      const merchantsAt = dropViewsIfMerchantsChanged();
+      dropViewsIfMerchantsChanged();
       const query = withStoredIds(filters);
       const page = query.page ?? 1;
       const limit = query.limit ?? DEFAULT_LIMIT;
-      const { records, total } = await listPage(merchant, merchantsAt, query, clock(), (page - 1) * limit, limit);
+      const { records, total } = await listPage(merchant, query, clock(), (page - 1) * limit, limit);
       return { data: records, page, limit, total };
     },
   };
