@@ -1,5 +1,6 @@
 import { jsonTextList, type Sql } from '../db/database.ts';
 import type { OneStatementAddress } from '../networks/address-pool.ts';
+import { POOL_ON_POSTGRES } from '../networks/address.store.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
 import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
 import type { PaymentException } from './payment-exception.ts';
@@ -190,7 +191,7 @@ const NEW_PAYMENT_VALUES = `@id::text, @merchantId::text, @assetId::bigint, @amo
 // The network's oldest pooled address, skipping rows another create is claiming (as AddressStore.claimPooled).
 const INSERT_CLAIMING_POOLED = `WITH claimed AS (
     UPDATE addresses SET payment_id = @id
-    WHERE id = (SELECT id FROM addresses WHERE network = @network AND payment_id IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    WHERE id = (SELECT id FROM addresses WHERE ${POOL_ON_POSTGRES('@network')} LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING address
   )
   INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to) SELECT ${NEW_PAYMENT_VALUES}, address FROM claimed

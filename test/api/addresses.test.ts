@@ -7,9 +7,24 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { HDKey } from '@scure/bip32';
 import { base58, base58xrp, bech32 } from '@scure/base';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
+import { CLAIM_POOLED } from '../../api/networks/address.store.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 type Api = ReturnType<typeof merchantApi>;
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function findNode(node: PlanNode, match: (node: PlanNode) => boolean): PlanNode | undefined {
+  if (match(node)) return node;
+  for (const child of node.Plans ?? []) {
+    const found = findNode(child, match);
+    if (found) return found;
+  }
+  return undefined;
+}
 const ASSETS = [
   { short: 'BTC', network: 'bitcoin' },
   { short: 'LTC', network: 'litecoin' },
@@ -332,6 +347,35 @@ describe('the address pool', () => {
     assert.equal(new Set(indexes.map((r) => r.derivation_index)).size, indexes.length, 'no index derived twice');
     await server.services.addressPool.refill();
     assert.ok((await server.services.addressPool.sizes()).litecoin! >= 4, 'a refill tops a pool up once a quarter of it is gone');
+  });
+
+  test('a claim reads the pool index, however many addresses were claimed before the free ones', async () => {
+    const { db } = server.services;
+    const postgres = db.dialect.name === 'postgres';
+    // A busy installation's history: 20,000 claimed addresses of four networks, then 20,000 free ones.
+    const network = (n: string) => `CASE ${n} % 4 WHEN 0 THEN 'bitcoin' WHEN 1 THEN 'litecoin' WHEN 2 THEN 'ethereum' ELSE 'tron' END`;
+    const rows = (from: number, claimed: boolean) =>
+      postgres
+        ? `INSERT INTO addresses (network, address, payment_id) SELECT ${network('g')}, 'Thistory' || g, ${claimed ? "'history-' || g" : 'NULL'} FROM generate_series(${from}, ${from + 19_999}) g`
+        : `WITH RECURSIVE g(n) AS (SELECT ${from} UNION ALL SELECT n + 1 FROM g WHERE n < ${from + 19_999})
+           INSERT INTO addresses (network, address, payment_id) SELECT ${network('n')}, 'Thistory' || n, ${claimed ? "'history-' || n" : 'NULL'} FROM g`;
+    await db.run(rows(1, true));
+    await db.run(rows(20_001, false));
+    await db.run('ANALYZE addresses');
+    try {
+      if (postgres) {
+        const [explained] = await db.all<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${CLAIM_POOLED.postgres}`, { paymentId: 'p', network: 'tron' });
+        const plan = explained!['QUERY PLAN'][0];
+        const locked = findNode(plan.Plan, (node) => node['Node Type'] === 'LockRows');
+        assert.ok(locked, JSON.stringify(plan));
+        assert.equal(locked.Plans?.[0]?.['Index Name'], 'addresses_pool', JSON.stringify(locked));
+      } else {
+        const details = (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${CLAIM_POOLED.sqlite}`, ['p', 'tron'])).map((row) => row.detail);
+        assert.ok(details.some((detail) => detail.includes('USING INDEX addresses_pool')), details.join('; '));
+      }
+    } finally {
+      await db.run("DELETE FROM addresses WHERE address LIKE 'Thistory%'");
+    }
   });
 
   test('recovers from a derivation worker that fails: the refill ends, and the next one fills the pool', async () => {
