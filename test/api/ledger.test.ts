@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { balanceOf, InsufficientFunds, type LedgerPosting, post } from '../../api/balance/ledger.ts';
-import { LedgerStore } from '../../api/balance/ledger.store.ts';
+import { BALANCE_READS, LedgerStore } from '../../api/balance/ledger.store.ts';
 import { type Database, UniqueViolation } from '../../api/db/database.ts';
 import { ApiError } from '../../api/http/api-error.ts';
 import { createManualClock } from '../../api/shared/clock.ts';
@@ -181,6 +181,54 @@ describe('the ledger', () => {
     await reserve('0.1', 'w1');
     await assert.rejects(() => reserve('0.1', 'w1'), uniqueViolation);
     assert.deepEqual(show(await balance(MERCHANT, btc)), { available: '0.90000000', reserved: '0.10000000' });
+  });
+
+  test("reads balances off the account index, however much the merchant's other assets posted since", async () => {
+    const postgres = db.dialect.name === 'postgres';
+    // 20,000 BTC rows long ago, then 20,000 USDT rows: the BTC account's latest row is far back.
+    const rows = (assetId: number, from: number) =>
+      postgres
+        ? `INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after, created_at)
+             SELECT '${MERCHANT}', ${assetId}, 'payment-credit', '1', '0', g::text, '0', g FROM generate_series(${from}, ${from + 19_999}) g`
+        : `WITH RECURSIVE g(n) AS (SELECT ${from} UNION ALL SELECT n + 1 FROM g WHERE n < ${from + 19_999})
+             INSERT INTO ledger_entries (merchant_id, asset_id, kind, available_delta, reserved_delta, available_after, reserved_after, created_at)
+             SELECT '${MERCHANT}', ${assetId}, 'payment-credit', '1', '0', CAST(n AS TEXT), '0', n FROM g`;
+    await db.run(rows(btc, 1));
+    await db.run(rows(usdt, 20_001));
+    await db.run('ANALYZE ledger_entries');
+    assert.deepEqual(await ledger().latest(MERCHANT, btc), { assetId: btc, available: '20000', reserved: '0' });
+    assert.deepEqual(
+      (await ledger().balances(MERCHANT)).map((b) => [b.assetId, b.available]),
+      [
+        [btc, '20000'],
+        [usdt, '40000'],
+      ].sort((a, b) => (a[0] as number) - (b[0] as number)),
+    );
+    const reads = BALANCE_READS[db.dialect.name];
+    const params = { merchantId: MERCHANT, assetId: btc };
+    if (postgres) {
+      // Pages read: a few per account looked up, against hundreds for a walk of the history.
+      for (const [name, sql] of [
+        ['latest', reads.latest],
+        ['balances', reads.balances],
+      ] as const) {
+        const [explained] = await db.all<{ 'QUERY PLAN': [{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }] }>(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+          name === 'latest' ? params : { merchantId: MERCHANT },
+        );
+        const plan = explained!['QUERY PLAN'][0].Plan;
+        const pages = plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+        assert.ok(pages < 120, `${name} read ${pages} pages: ${JSON.stringify(explained)}`);
+      }
+    } else {
+      for (const sql of [reads.latest, reads.balances]) {
+        const details = (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((row) => row.detail);
+        assert.ok(
+          details.some((detail) => /ledger_by_account \(merchant_id=\? AND asset_id=\?\)/.test(detail)),
+          details.join('; '),
+        );
+      }
+    }
   });
 
   test('always equals the sum of its rows', async () => {
