@@ -44,7 +44,7 @@ const INSERT = `INSERT INTO ledger_entries (merchant_id, asset_id, kind, availab
  * `asset_id = ? ORDER BY seq DESC` its planner may walk the primary key back from the newest row,
  * past every row of the merchant's other assets: its statistics cannot tell that an asset's rows
  * stopped long ago (3.4 ms at 30,000 such rows, and growing). A range on the asset, ordered as the
- * index is, can only be read off that index.
+ * index is, is returned in that order by that index alone.
  */
 function accountLatest(dialect: 'sqlite' | 'postgres', asset: string): string {
   return dialect === 'postgres'

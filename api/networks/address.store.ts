@@ -13,8 +13,9 @@ const POOL = { sqlite: 'addresses INDEXED BY addresses_pool', postgres: 'address
 // id` its planner may walk the primary key from the first address ever made, past every claimed
 // one (its statistics cannot tell that the free ones sit at the end): each claim then grew with the
 // installation's history, 2 ms at 20,000 payments. A range on the network, ordered as the pool
-// index is, can only be read off that index: a few entries, however long the history.
-export const POOL_ON_POSTGRES = (network: string) => `network >= ${network} AND network <= ${network} AND payment_id IS NULL ORDER BY network, id`;
+// index is, is answered in order by that index alone: a few entries, however long the history.
+// `placeholder` is the statement's own parameter or column for the network, never a value.
+export const POOL_ON_POSTGRES = (placeholder: string) => `network >= ${placeholder} AND network <= ${placeholder} AND payment_id IS NULL ORDER BY network, id`;
 // The claim of a pool address (exported for its plan test). Concurrent claimers on PostgreSQL
 // skip rows another transaction is claiming.
 export const CLAIM_POOLED = {
