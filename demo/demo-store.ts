@@ -52,10 +52,9 @@ export function createDemoStore(deps: { client: () => MerchantClient; simulator:
   const pricedAssets = async () => (await call((client) => client.assets())).filter(isPriced);
 
   async function catalogue(): Promise<Catalogue> {
-    const assets = await pricedAssets();
     // What an order will be converted at, to show beside each coin; none when no source answers
-    // (the store then prices in the coin at its fixed demo rates, and says so).
-    const rates = await call((client) => client.rates('USD')).catch(() => undefined);
+    // (the store then prices in the coin at its fixed demo rates, and says so). Both asked at once.
+    const [assets, rates] = await Promise.all([pricedAssets(), call((client) => client.rates('USD')).catch(() => undefined)]);
     const usdRates = new Map((rates?.data ?? []).map((r) => [`${r.asset.short}:${r.asset.network}`, r.rate]));
     return { products: PRODUCTS, assets, usdRates };
   }

@@ -33,11 +33,14 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
   let merchantsGeneration = keyChanges.seen();
   // The merchant objects handed out since the generation last moved: what `isCurrent` answers from.
   let currentMerchants = new WeakSet<Merchant>();
+  function forgetMerchants(): void {
+    merchantsById.clear();
+    currentMerchants = new WeakSet();
+  }
   function forgetIfChanged(): void {
     if (keyChanges.seen() === merchantsGeneration) return;
     merchantsGeneration = keyChanges.seen();
-    merchantsById.clear();
-    currentMerchants = new WeakSet();
+    forgetMerchants();
   }
 
   function stillValid(known: { credentials: MerchantCredentials; checkedAt: number } | undefined, now: number): MerchantCredentials | undefined {
@@ -156,9 +159,8 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
     async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
       const merchant: Merchant = { id: merchantId, name: input.name, siteUrl: input.siteUrl, logoUrl: input.logoUrl, email: input.email };
       if (!(await uow.transaction((stores) => stores.merchants.updateProfile(merchant)))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
-      merchantsById.clear();
+      forgetMerchants();
       credentialsByKeyHash.clear();
-      currentMerchants = new WeakSet();
       await keyChanges.announce(merchantId).catch(() => {});
       return merchant;
     },
