@@ -3,6 +3,7 @@ import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
+import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface PaymentRow {
   id: string;
@@ -14,7 +15,6 @@ interface PaymentRow {
 }
 
 const STATUSES = ['', 'OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
-const LIMIT = 20;
 
 /** The payments list page. */
 export class PaymentsPage extends PageElement {
@@ -32,7 +32,7 @@ export class PaymentsPage extends PageElement {
   }
 
   async refresh(): Promise<void> {
-    const query = new URLSearchParams({ page: String(this.page), limit: String(LIMIT) });
+    const query = new URLSearchParams({ page: String(this.page), limit: String(PAGE_LIMIT) });
     if (this.search) query.set('search', this.search);
     if (this.status) query.set('statuses', this.status);
     this.list = await call<ListOf<PaymentRow>>('GET', `/payments?${query}`);
@@ -53,7 +53,7 @@ export class PaymentsPage extends PageElement {
 
   override render() {
     const list = this.list;
-    const pages = list ? Math.max(1, Math.ceil(list.total / LIMIT)) : 1;
+    const pages = pageCount(list);
     const today = new Date();
     const monthAgo = new Date(today.getTime() - 30 * 86_400_000);
     return html`
@@ -82,10 +82,7 @@ export class PaymentsPage extends PageElement {
         </table>
       </div>
       <p role="status">${list ? `${list.total} payments; page ${list.page} of ${pages}.` : 'Loading…'}</p>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" ?disabled=${this.page <= 1} @click=${() => this.#go(this.page - 1)}>Previous page</button>
-        <button type="button" ?disabled=${this.page >= pages} @click=${() => this.#go(this.page + 1)}>Next page</button>
-      </nav>
+      ${pagerNav(this.page, pages, (page) => this.#go(page))}
       <h2>Export</h2>
       <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
         <label>From <input name="from" type="date" required .value=${monthAgo.toISOString().slice(0, 10)} /></label>

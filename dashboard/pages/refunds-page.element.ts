@@ -1,11 +1,12 @@
 /**
- * Refunds: every refund, or one payment's (`paymentId`, inside the payment page); owners approve and
+ * Refunds: every refund by pages, or one payment's (`paymentId`, inside the payment page); owners approve and
  * cancel them, and on a payment refund it (an amount or what the payer is owed; an address or a claim link).
  */
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
+import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Refund {
   id: string;
@@ -23,12 +24,23 @@ interface Refund {
 
 /** The refunds page, or a payment's refunds section. */
 export class RefundsPage extends PageElement {
-  static override properties = { ...PageElement.properties, paymentId: { type: String }, list: { state: true } };
+  static override properties = { ...PageElement.properties, paymentId: { type: String }, list: { state: true }, page: { state: true } };
   declare paymentId: string | undefined;
   declare list: ListOf<Refund> | undefined;
+  declare page: number;
+
+  constructor() {
+    super();
+    this.page = 1;
+  }
 
   async refresh(): Promise<void> {
-    this.list = await call<ListOf<Refund>>('GET', `/refunds?limit=50${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`);
+    this.list = await call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`);
+  }
+
+  #go(page: number): void {
+    this.page = page;
+    void this.refresh().catch((err) => this.fail(err));
   }
 
   #refund(event: Event): void {
@@ -42,6 +54,7 @@ export class RefundsPage extends PageElement {
     void this.act('Refund created.', async () => {
       await call('POST', `/payments/${encodeURIComponent(this.paymentId!)}/refund`, body);
       (event.target as HTMLFormElement).reset();
+      this.page = 1; // where the new one is
     });
   }
 
@@ -80,7 +93,16 @@ export class RefundsPage extends PageElement {
                   : ''}
               </tr>`,
             )}</tbody></table></div>`}
+      ${this.#pager()}
     `;
+  }
+
+  // The refunds page always says where its list is; a payment's section only once it has more than one page.
+  #pager() {
+    const pages = pageCount(this.list);
+    if (!this.list || (this.paymentId && pages === 1)) return '';
+    return html`<p>${this.list.total} refunds; page ${this.page} of ${pages}.</p>
+      ${pagerNav(this.page, pages, (page) => this.#go(page))}`;
   }
 }
 customElements.define('refunds-page', RefundsPage);

@@ -1,8 +1,9 @@
-/** Withdrawals: the list, and for owners create, approve and cancel. */
+/** Withdrawals: the list, newest first and by pages, and for owners create, approve and cancel. */
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
+import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Withdrawal {
   id: string;
@@ -18,11 +19,23 @@ interface Withdrawal {
 
 /** The withdrawals page. */
 export class WithdrawalsPage extends PageElement {
-  static override properties = { ...PageElement.properties, list: { state: true } };
+  static override properties = { ...PageElement.properties, list: { state: true }, page: { state: true } };
   declare list: ListOf<Withdrawal> | undefined;
+  declare page: number;
+
+  constructor() {
+    super();
+    this.page = 1;
+  }
 
   async refresh(): Promise<void> {
-    this.list = await call<ListOf<Withdrawal>>('GET', '/withdrawals?limit=50');
+    // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
+    this.list = await call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`);
+  }
+
+  #go(page: number): void {
+    this.page = page;
+    void this.refresh().catch((err) => this.fail(err));
   }
 
   #create(event: Event): void {
@@ -32,6 +45,7 @@ export class WithdrawalsPage extends PageElement {
     void this.act('Withdrawal created.', async () => {
       await call('POST', '/withdrawals', body);
       (event.target as HTMLFormElement).reset();
+      this.page = 1; // where the new one is
     });
   }
 
@@ -73,6 +87,8 @@ export class WithdrawalsPage extends PageElement {
           </tbody>
         </table>
       </div>
+      <p>${this.list ? `${this.list.total} withdrawals; page ${this.page} of ${pageCount(this.list)}.` : 'Loading…'}</p>
+      ${pagerNav(this.page, pageCount(this.list), (page) => this.#go(page))}
     `;
   }
 }

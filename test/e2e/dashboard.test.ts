@@ -1,8 +1,8 @@
 /**
  * The merchant dashboard in headless Chromium against the real server: sign-in by keyboard, a wrong
  * password, every page checked by axe in light and dark at desktop width and at 320 px, a
- * keyboard-only approve, a payment and the list following a change live, no CSP violation, and a
- * viewer with no controls.
+ * keyboard-only approve, a payment and the list following a change live, no CSP violation, a
+ * viewer with no controls, and the lists of withdrawals and refunds by pages.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -254,6 +254,47 @@ describe('the dashboard in Chromium', () => {
       await page.waitForSelector('[data-page] h1');
       assert.equal(await page.$$eval('[data-page] button[type="submit"]', (buttons) => buttons.length), 0, name);
     }
+    await page.browserContext().close();
+  });
+
+  test('withdrawals and refunds go by pages of twenty, newest first, to the oldest', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '10', asset: BTC, invoice: 'pages-funding' });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '10', asset: BTC, confirmations: 6 });
+    for (let i = 1; i <= 21; i++) {
+      const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: `page-${i}` });
+      assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body));
+      const refund = await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.01', reason: `page-${i}` });
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    }
+    const { page } = await newPage();
+    await signIn(page, owner);
+    // Each row names its record: a withdrawal by its invoice, a refund by its id (its Cancel button).
+    for (const [name, resource, key] of [['withdrawals', 'withdrawal', 'invoice'], ['refunds', 'refund', 'id']] as const) {
+      const total = (await api.get(`/${resource}?limit=1`)).body.total as number;
+      const pages = Math.ceil(total / 20);
+      assert.ok(pages >= 2, `${total} ${name}`);
+      // Withdrawals number their pages from 0 in the API (contract section 7), refunds from 1.
+      const ids = async (n: number) => ((await api.get(`/${resource}?page=${resource === 'withdrawal' ? n - 1 : n}&limit=20`)).body.data as Array<Record<string, string>>).map((r) => (key === 'id' ? `refund ${r.id!.slice(0, 8)} ` : ` ${r.invoice} `));
+      const shown = () => page.$$eval(`${name}-page tbody tr`, (rows) => rows.map((row) => ` ${(row.textContent ?? '').replace(/\s+/g, ' ').trim()} `));
+      await page.goto(`${server.url}/dashboard/${name}`);
+      await page.waitForFunction(`document.querySelector('${name}-page')?.textContent?.includes('${total} ${name}; page 1 of ${pages}.')`);
+      assert.equal((await shown()).length, 20);
+      assert.equal(await page.$eval(`${name}-page .pager button:first-child`, (b) => b.hasAttribute('disabled')), true, 'no page before the first');
+      for (const id of await ids(1)) assert.ok((await shown()).some((row) => row.includes(id)), `${name}: ${id} on page 1`);
+      for (let n = 2; n <= pages; n++) {
+        await page.click(`${name}-page .pager button:last-child`);
+        await page.waitForFunction(`document.querySelector('${name}-page')?.textContent?.includes('${total} ${name}; page ${n} of ${pages}.')`);
+      }
+      const last = await ids(pages);
+      assert.equal((await shown()).length, last.length);
+      for (const id of last) assert.ok((await shown()).some((row) => row.includes(id)), `${name}: ${id} on the last page`);
+      assert.equal(await page.$eval(`${name}-page .pager button:last-child`, (b) => b.hasAttribute('disabled')), true, 'no page after the last');
+      await expectAccessible(page, `${name}, last page`);
+    }
+    // A payment's own refunds get pages too once they fill more than one.
+    await page.goto(`${server.url}/dashboard/payments/${funding.body.id}`);
+    await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('21 refunds; page 1 of 2.')`);
     await page.browserContext().close();
   });
 });
