@@ -20,6 +20,8 @@ interface Refund {
   reason: string | null;
   createdAt: string;
   failureReason?: string;
+  /** The payout transaction, once one is out: the refund can no longer be cancelled. */
+  txnId: string | null;
 }
 
 /** The refunds page, or a payment's refunds section. */
@@ -77,10 +79,11 @@ export class RefundsPage extends PageElement {
       ${rows.length === 0
         ? html`<p>No refunds.</p>`
         : html`<div class="table" role="region" aria-label="Refunds" tabindex="0"><table>
-            <thead><tr><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.paymentId ? '' : html`<th scope="col">Payment</th>`}${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+            <thead><tr><th scope="col">Created</th><th scope="col">Refund</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.paymentId ? '' : html`<th scope="col">Payment</th>`}${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
             <tbody>${rows.map(
               (r) => html`<tr>
                 <td>${timeText(r.createdAt)}</td>
+                <td class="mono" title=${r.id}>${r.id.slice(0, 8)}</td>
                 <td><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
                 <td class="amount">${r.amount} ${r.asset.short}</td>
                 <td class="mono">${r.addressTo ?? (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
@@ -88,7 +91,7 @@ export class RefundsPage extends PageElement {
                 ${this.canChange
                   ? html`<td>
                       ${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`))}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
-                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) && !r.txnId ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
                     </td>`
                   : ''}
               </tr>`,
@@ -101,7 +104,7 @@ export class RefundsPage extends PageElement {
   #pager() {
     const pages = pageCount(this.list);
     if (!this.list || (this.paymentId && pages === 1)) return '';
-    return html`<p>${this.list.total} refunds; page ${this.page} of ${pages}.</p>
+    return html`<p>${this.list.total} refunds; page ${this.list.page} of ${pages}.</p>
       ${pagerNav(this.page, pages, (page) => this.#go(page))}`;
   }
 }

@@ -87,7 +87,7 @@ export class WithdrawalsPage extends PageElement {
           </tbody>
         </table>
       </div>
-      <p>${this.list ? `${this.list.total} withdrawals; page ${this.page} of ${pageCount(this.list)}.` : 'Loading…'}</p>
+      <p>${this.list ? `${this.list.total} withdrawals; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
       ${pagerNav(this.page, pageCount(this.list), (page) => this.#go(page))}
     `;
   }

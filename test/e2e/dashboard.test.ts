@@ -197,6 +197,11 @@ describe('the dashboard in Chromium', () => {
     await page.waitForFunction(`document.querySelector('refunds-page [role="status"]')?.textContent === 'Refund created.'`);
     const refunds = (await api.get(`/refund?paymentIds=${payment.body.id}`)).body.data;
     assert.deepEqual(refunds.map((r: { addressTo: string; destTag: string; amount: string }) => [r.addressTo, r.destTag, r.amount]), [['rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', '424242', '10.000000']]);
+    // Its payout is out at once: APPROVED with a transaction, which no cancel can take back, so no Cancel is offered.
+    assert.equal(refunds[0].status, 'APPROVED');
+    assert.notEqual(refunds[0].txnId, null);
+    await page.waitForSelector(`refunds-page td[title="${refunds[0].id}"]`);
+    assert.deepEqual(await page.$$eval('refunds-page tbody button', (buttons) => buttons.map((b) => b.textContent)), []);
     await page.browserContext().close();
   });
 
@@ -269,13 +274,13 @@ describe('the dashboard in Chromium', () => {
     }
     const { page } = await newPage();
     await signIn(page, owner);
-    // Each row names its record: a withdrawal by its invoice, a refund by its id (its Cancel button).
+    // Each row names its record: a withdrawal by its invoice, a refund by its id's first eight characters.
     for (const [name, resource, key] of [['withdrawals', 'withdrawal', 'invoice'], ['refunds', 'refund', 'id']] as const) {
       const total = (await api.get(`/${resource}?limit=1`)).body.total as number;
       const pages = Math.ceil(total / 20);
       assert.ok(pages >= 2, `${total} ${name}`);
       // Withdrawals number their pages from 0 in the API (contract section 7), refunds from 1.
-      const ids = async (n: number) => ((await api.get(`/${resource}?page=${resource === 'withdrawal' ? n - 1 : n}&limit=20`)).body.data as Array<Record<string, string>>).map((r) => (key === 'id' ? `refund ${r.id!.slice(0, 8)} ` : ` ${r.invoice} `));
+      const ids = async (n: number) => ((await api.get(`/${resource}?page=${resource === 'withdrawal' ? n - 1 : n}&limit=20`)).body.data as Array<Record<string, string>>).map((r) => (key === 'id' ? ` ${r.id!.slice(0, 8)} ` : ` ${r.invoice} `));
       const shown = () => page.$$eval(`${name}-page tbody tr`, (rows) => rows.map((row) => ` ${(row.textContent ?? '').replace(/\s+/g, ' ').trim()} `));
       await page.goto(`${server.url}/dashboard/${name}`);
       await page.waitForFunction(`document.querySelector('${name}-page')?.textContent?.includes('${total} ${name}; page 1 of ${pages}.')`);
