@@ -26,9 +26,23 @@ export class PaymentsPage extends PageElement {
 
   constructor() {
     super();
-    this.search = '';
-    this.status = '';
-    this.page = 1;
+    // The filters and the page are kept in the address too (replaced, never pushed), so Back from a
+    // payment finds the list as it was left, and a link or a reload shows the same list.
+    const query = new URLSearchParams(location.search);
+    this.search = query.get('search') ?? '';
+    const status = query.get('status') ?? '';
+    this.status = STATUSES.includes(status) ? status : '';
+    const page = Number(query.get('page'));
+    this.page = Number.isSafeInteger(page) && page >= 1 ? page : 1;
+  }
+
+  #remember(): void {
+    const query = new URLSearchParams();
+    if (this.search) query.set('search', this.search);
+    if (this.status) query.set('status', this.status);
+    if (this.page > 1) query.set('page', String(this.page));
+    const text = query.toString();
+    history.replaceState(history.state, '', text ? `${location.pathname}?${text}` : location.pathname);
   }
 
   async refresh(): Promise<void> {
@@ -43,11 +57,13 @@ export class PaymentsPage extends PageElement {
     this.search = (fields.search ?? '').trim();
     this.status = fields.status ?? '';
     this.page = 1;
+    this.#remember();
     void this.refresh().catch((err) => this.fail(err));
   }
 
   #go(page: number): void {
     this.page = page;
+    this.#remember();
     void this.refresh().catch((err) => this.fail(err));
   }
 

@@ -2,7 +2,8 @@
  * The merchant dashboard in headless Chromium against the real server: sign-in by keyboard, a wrong
  * password, every page checked by axe in light and dark at desktop width and at 320 px, a
  * keyboard-only approve, a payment and the list following a change live, no CSP violation, a
- * viewer with no controls, and the lists of withdrawals and refunds by pages.
+ * viewer with no controls, the lists of withdrawals and refunds by pages, and Back to the payments
+ * list as it was left.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -300,6 +301,44 @@ describe('the dashboard in Chromium', () => {
     // A payment's own refunds get pages too once they fill more than one.
     await page.goto(`${server.url}/dashboard/payments/${funding.body.id}`);
     await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('21 refunds; page 1 of 2.')`);
+    await page.browserContext().close();
+  });
+
+  test('Back from a payment finds the list as it was left: status, search and page', async () => {
+    const api = merchantApi(server, shop);
+    const wanted = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'back-1' });
+    for (let i = 0; i < 20; i++) assert.equal((await api.post('/payment', { amount: '0.01', asset: BTC, invoice: `back-filler-${i}` })).status, 200);
+    const { page } = await newPage();
+    await signIn(page, owner);
+    const listSays = (status: string) => page.waitForFunction(`document.querySelector('payments-page [role="status"]')?.textContent === ${JSON.stringify(status)}`);
+    // A status and a search.
+    await page.select('payments-page select[name="status"]', 'OPEN');
+    await page.type('payments-page input[name="search"]', 'back-1');
+    await page.click('payments-page button[type="submit"]');
+    await listSays('1 payments; page 1 of 1.');
+    assert.equal(await page.evaluate('location.search'), '?search=back-1&status=OPEN');
+    await page.click(`payments-page a[href="/dashboard/payments/${wanted.body.id}"]`);
+    await page.waitForSelector('#payment-status');
+    await page.evaluate('history.back()');
+    await listSays('1 payments; page 1 of 1.');
+    assert.equal(await page.$eval('payments-page input[name="search"]', (input) => (input as unknown as { value: string }).value), 'back-1');
+    assert.equal(await page.$eval('payments-page select[name="status"]', (select) => (select as unknown as { value: string }).value), 'OPEN');
+    // A later page of the whole list.
+    await page.click('a[href="/dashboard/payments"]');
+    const total = (await api.get('/payment?limit=1')).body.total as number;
+    const pages = Math.ceil(total / 20);
+    await page.select('payments-page select[name="status"]', '');
+    await page.$eval('payments-page input[name="search"]', (input) => ((input as unknown as { value: string }).value = ''));
+    await page.click('payments-page button[type="submit"]');
+    await listSays(`${total} payments; page 1 of ${pages}.`);
+    await page.click('payments-page .pager button:last-child');
+    await listSays(`${total} payments; page 2 of ${pages}.`);
+    const second = (await api.get('/payment?page=2&limit=20')).body.data[0].id as string;
+    await page.click(`payments-page a[href="/dashboard/payments/${second}"]`);
+    await page.waitForSelector('#payment-status');
+    await page.evaluate('history.back()');
+    await listSays(`${total} payments; page 2 of ${pages}.`);
+    assert.equal(await page.evaluate('location.search'), '?page=2');
     await page.browserContext().close();
   });
 });
