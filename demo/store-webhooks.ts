@@ -7,7 +7,8 @@
  *
  * Unlike a merchant's own store, it keeps no copy of the secret: several instances on one database
  * (behind one PUBLIC_URL) share one endpoint, the oldest registered with the store's URL, and each
- * reads its secret from the service (sealed in the database under the server key).
+ * reads its secret from the service (sealed in the database under the server key). An endpoint of
+ * the same route at another address (the service moved to another port or PUBLIC_URL) is removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,10 +64,24 @@ export function createStoreWebhooks(options: StoreWebhookOptions) {
 
   const fulfilled = new Map<string, Fulfilment>((readJson<Fulfilment[]>(fulfilmentFile) ?? []).map((f) => [f.paymentId, f]));
 
+  async function removeEndpoint(client: MerchantClient, id: string): Promise<void> {
+    try {
+      await client.deleteWebhook(id);
+    } catch (err) {
+      // Another instance removed it first.
+      if (!(err instanceof CheckoutApiError && err.status === 404)) throw err;
+    }
+  }
+
   async function register(): Promise<Registration> {
     const client = options.client();
+    const listed = await client.listWebhooks();
+    // The demo merchant's endpoints of the store's route at another address (the service moved to
+    // another port or PUBLIC_URL) would collect failed deliveries for good: they go.
+    const route = new URL(options.url).pathname;
+    for (const stale of listed.filter((w) => w.url !== options.url && URL.canParse(w.url) && new URL(w.url).pathname === route)) await removeEndpoint(client, stale.id);
     const ours = async () => (await client.listWebhooks()).filter((w) => w.url === options.url);
-    let endpoints = await ours();
+    let endpoints = listed.filter((w) => w.url === options.url);
     if (endpoints.length === 0) {
       await client.createWebhook({ url: options.url });
       endpoints = await ours();
@@ -74,14 +89,7 @@ export function createStoreWebhooks(options: StoreWebhookOptions) {
     // Instances that registered at the same moment keep the oldest (the list is oldest first).
     const [kept, ...extra] = endpoints;
     if (!kept) throw new Error('the webhook endpoint just registered is not listed');
-    for (const endpoint of extra) {
-      try {
-        await client.deleteWebhook(endpoint.id);
-      } catch (err) {
-        // Another instance removed it first.
-        if (!(err instanceof CheckoutApiError && err.status === 404)) throw err;
-      }
-    }
+    for (const endpoint of extra) await removeEndpoint(client, endpoint.id);
     return { id: kept.id, url: kept.url, secret: await options.secretOf(kept.id) };
   }
 

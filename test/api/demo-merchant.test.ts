@@ -1,6 +1,7 @@
 /**
  * One demo merchant per database, from real service processes (the compiled build): a DATA_DIR
- * that lost its keys file finds the same demo merchant again, and two instances with DATA_DIRs of
+ * that lost its keys file finds the same demo merchant again, a restart at another address leaves
+ * one demo webhook endpoint, and two instances with DATA_DIRs of
  * their own on one PostgreSQL database, behind one balancer, share one demo merchant and one demo
  * webhook endpoint whose deliveries either instance's demo store verifies.
  */
@@ -86,6 +87,20 @@ describe('the demo merchant', () => {
     assert.doesNotMatch(second.output(), /Demo merchant "Demo Store" created/);
     const balance = await merchantApi({ api: `${second.url}/v2` }, demo).get('/balance');
     assert.equal(balance.status, 200);
+  });
+
+  test('a service started again at another address leaves one demo webhook endpoint, at the new one', async () => {
+    const dataDir = newDataDir();
+    const first = await start({ DATA_DIR: dataDir });
+    await until(() => demoWebhookAnswer(first), (status) => status === 401, 'the demo store registered its endpoint');
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+
+    const second = await start({ DATA_DIR: dataDir });
+    assert.notEqual(second.url, first.url, 'another port');
+    await until(() => demoWebhookAnswer(second), (status) => status === 401, 'the demo store registered its endpoint');
+    const endpoints = (await merchantApi({ api: `${second.url}/v2` }, readDemoMerchant(dataDir)!).get('/webhooks')).body.data.map((e: { url: string }) => e.url);
+    assert.deepEqual(endpoints, [`${second.url}/demo/webhooks`]);
   });
 
   test('two instances with DATA_DIRs of their own on one database share one demo merchant and one webhook endpoint', { skip: onPostgres ? false : 'several instances share a database on PostgreSQL only (TEST_DATABASE_URL)' }, async () => {
