@@ -4,6 +4,7 @@
  * refreshes the payments list or that payment's page, without a reload.
  */
 import { html, LitElement, type TemplateResult } from 'lit';
+import { keyed } from 'lit/directives/keyed.js';
 import { call, RequestFailed, SESSION_ENDED, type SessionInfo, useCsrfToken } from './api.ts';
 import { formFields } from './format.ts';
 import type { PageElement } from './page-element.ts';
@@ -28,9 +29,11 @@ const NAV: Array<[string, string]> = [
 
 /** The dashboard application. */
 export class DashboardApp extends LitElement {
-  static override properties = { session: { state: true }, path: { state: true }, ready: { state: true }, failure: { state: true } };
+  static override properties = { session: { state: true }, path: { state: true }, visit: { state: true }, ready: { state: true }, failure: { state: true } };
   declare session: SessionInfo | undefined;
   declare path: string;
+  /** Moves on with every visit (a link, Back, Forward): each makes its page anew from the address. */
+  declare visit: number;
   declare ready: boolean;
   declare failure: string;
   #events: EventSource | undefined;
@@ -38,6 +41,7 @@ export class DashboardApp extends LitElement {
   constructor() {
     super();
     this.path = location.pathname;
+    this.visit = 0;
     this.ready = false;
     this.failure = '';
   }
@@ -48,7 +52,7 @@ export class DashboardApp extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    addEventListener('popstate', () => this.#show(location.pathname));
+    addEventListener('popstate', () => this.#show(location.pathname + location.search));
     addEventListener(SESSION_ENDED, (event) => this.#sessionEnded((event as CustomEvent<string>).detail));
     this.addEventListener('click', (event) => this.#followLink(event));
     void call<SessionInfo>('GET', '/session')
@@ -78,7 +82,7 @@ export class DashboardApp extends LitElement {
     const url = new URL(link.href);
     if (url.origin !== location.origin || !url.pathname.startsWith('/dashboard/') || url.pathname.startsWith('/dashboard/api/')) return;
     event.preventDefault();
-    this.#navigate(url.pathname);
+    this.#navigate(url.pathname + url.search);
   }
 
   #navigate(path: string, replace = false): void {
@@ -88,8 +92,11 @@ export class DashboardApp extends LitElement {
   }
 
   // A new page takes the focus to its heading, so keyboard and screen reader users start there.
+  // A visit to the page already shown (its link again, or Back to the same path with other filters
+  // in the address) makes it anew too, so what it shows always matches the address.
   #show(path: string): void {
-    this.path = path;
+    this.path = new URL(path, location.origin).pathname;
+    this.visit += 1;
     void this.updateComplete.then(() => this.querySelector<HTMLElement>('[data-page] h1')?.focus());
   }
 
@@ -163,7 +170,7 @@ export class DashboardApp extends LitElement {
         </nav>
         <p class="who">${session.user.email} (${session.user.role}) <button type="button" @click=${() => void this.#signOut()}>Sign out</button></p>
       </header>
-      <main id="main">${this.#page(session)}</main>
+      <main id="main">${keyed(this.visit, this.#page(session))}</main>
     `;
   }
 }

@@ -32,6 +32,17 @@ export abstract class PageElement extends LitElement {
   /** Reads what the page shows again (after a live change or an action). */
   abstract refresh(): Promise<void>;
 
+  #asked = 0;
+  /**
+   * The answer to a read, or undefined when a later read started meanwhile (a double click, a
+   * filter sent while the page still loads): an older answer never replaces a newer one.
+   */
+  protected async newest<T>(read: Promise<T>): Promise<T | undefined> {
+    const asked = ++this.#asked;
+    const answer = await read;
+    return asked === this.#asked ? answer : undefined;
+  }
+
   override connectedCallback(): void {
     super.connectedCallback();
     void this.refresh().catch((err) => this.fail(err));

@@ -10,11 +10,13 @@ export function pageCount(list: ListOf<unknown> | undefined): number {
   return list ? Math.max(1, Math.ceil(list.total / list.limit)) : 1;
 }
 
-/** Previous and Next for a list shown on `page` of `pages`; `go` shows another page. */
-export function pagerNav(page: number, pages: number, go: (page: number) => void) {
-  return html`<nav class="pager" aria-label="Pages">
-    <button type="button" ?disabled=${page <= 1} @click=${() => go(page - 1)}>Previous page</button>
-    <button type="button" ?disabled=${page >= pages} @click=${() => go(page + 1)}>Next page</button>
-  </nav>`;
+/**
+ * Previous and Next for a list shown on `page` of `pages`; `go` shows another page; `label` names
+ * the list ("Payment pages"). A button with no page to go to is marked aria-disabled rather than
+ * disabled, so the focus stays on it when it reaches the first or last page.
+ */
+export function pagerNav(label: string, page: number, pages: number, go: (page: number) => void) {
+  const button = (text: string, to: number, none: boolean) =>
+    html`<button type="button" aria-disabled=${none ? 'true' : 'false'} @click=${() => none || go(to)}>${text}</button>`;
+  return html`<nav class="pager" aria-label=${label}>${button('Previous page', page - 1, page <= 1)} ${button('Next page', page + 1, page >= pages)}</nav>`;
 }
-

@@ -15,6 +15,8 @@ interface PaymentRow {
 }
 
 const STATUSES = ['', 'OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
+// The API's largest page number.
+const MAX_PAGE = 999_999_999;
 
 /** The payments list page. */
 export class PaymentsPage extends PageElement {
@@ -33,7 +35,7 @@ export class PaymentsPage extends PageElement {
     const status = query.get('status') ?? '';
     this.status = STATUSES.includes(status) ? status : '';
     const page = Number(query.get('page'));
-    this.page = Number.isSafeInteger(page) && page >= 1 ? page : 1;
+    this.page = Number.isSafeInteger(page) && page >= 1 && page <= MAX_PAGE ? page : 1;
   }
 
   #remember(): void {
@@ -49,7 +51,16 @@ export class PaymentsPage extends PageElement {
     const query = new URLSearchParams({ page: String(this.page), limit: String(PAGE_LIMIT) });
     if (this.search) query.set('search', this.search);
     if (this.status) query.set('statuses', this.status);
-    this.list = await call<ListOf<PaymentRow>>('GET', `/payments?${query}`);
+    const list = await this.newest(call<ListOf<PaymentRow>>('GET', `/payments?${query}`));
+    if (!list) return;
+    // A page past the end (an old link, or an address edited by hand) shows the last page instead.
+    if (list.data.length === 0 && this.page > pageCount(list)) {
+      this.page = pageCount(list);
+      this.#remember();
+      await this.refresh();
+      return;
+    }
+    this.list = list;
   }
 
   #filter(event: Event): void {
@@ -98,7 +109,7 @@ export class PaymentsPage extends PageElement {
         </table>
       </div>
       <p role="status">${list ? `${list.total} payments; page ${list.page} of ${pages}.` : 'Loading…'}</p>
-      ${pagerNav(this.page, pages, (page) => this.#go(page))}
+      ${pagerNav('Payment pages', this.page, pages, (page) => this.#go(page))}
       <h2>Export</h2>
       <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
         <label>From <input name="from" type="date" required .value=${monthAgo.toISOString().slice(0, 10)} /></label>

@@ -37,7 +37,7 @@ export class RefundsPage extends PageElement {
   }
 
   async refresh(): Promise<void> {
-    this.list = await call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`);
+    this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`))) ?? this.list;
   }
 
   #go(page: number): void {
@@ -104,8 +104,8 @@ export class RefundsPage extends PageElement {
   #pager() {
     const pages = pageCount(this.list);
     if (!this.list || (this.paymentId && pages === 1)) return '';
-    return html`<p>${this.list.total} refunds; page ${this.list.page} of ${pages}.</p>
-      ${pagerNav(this.page, pages, (page) => this.#go(page))}`;
+    return html`<p aria-live="polite">${this.list.total} refunds; page ${this.list.page} of ${pages}.</p>
+      ${pagerNav('Refund pages', this.page, pages, (page) => this.#go(page))}`;
   }
 }
 customElements.define('refunds-page', RefundsPage);

@@ -30,7 +30,7 @@ export class WithdrawalsPage extends PageElement {
 
   async refresh(): Promise<void> {
     // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
-    this.list = await call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`);
+    this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`))) ?? this.list;
   }
 
   #go(page: number): void {
@@ -87,8 +87,8 @@ export class WithdrawalsPage extends PageElement {
           </tbody>
         </table>
       </div>
-      <p>${this.list ? `${this.list.total} withdrawals; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
-      ${pagerNav(this.page, pageCount(this.list), (page) => this.#go(page))}
+      <p aria-live="polite">${this.list ? `${this.list.total} withdrawals; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
+      ${pagerNav('Withdrawal pages', this.page, pageCount(this.list), (page) => this.#go(page))}
     `;
   }
 }

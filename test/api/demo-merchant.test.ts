@@ -93,11 +93,12 @@ describe('the demo merchant', () => {
     const dataDir = newDataDir();
     const first = await start({ DATA_DIR: dataDir });
     await until(() => demoWebhookAnswer(first), (status) => status === 401, 'the demo store registered its endpoint');
+    const otherPort = await freePort(); // taken while the first still holds its own: another port
     await first.stop();
     running.splice(running.indexOf(first), 1);
 
-    const second = await start({ DATA_DIR: dataDir });
-    assert.notEqual(second.url, first.url, 'another port');
+    const second = await start({ DATA_DIR: dataDir, PORT: String(otherPort) });
+    assert.notEqual(second.url, first.url);
     await until(() => demoWebhookAnswer(second), (status) => status === 401, 'the demo store registered its endpoint');
     const endpoints = (await merchantApi({ api: `${second.url}/v2` }, readDemoMerchant(dataDir)!).get('/webhooks')).body.data.map((e: { url: string }) => e.url);
     assert.deepEqual(endpoints, [`${second.url}/demo/webhooks`]);

@@ -275,18 +275,18 @@ describe('the dashboard in Chromium', () => {
     }
     const { page } = await newPage();
     await signIn(page, owner);
-    // Each row names its record: a withdrawal by its invoice, a refund by its id's first eight characters.
+    // Each row names its record: a withdrawal by its invoice, a refund by its Refund column (the full id as its title).
     for (const [name, resource, key] of [['withdrawals', 'withdrawal', 'invoice'], ['refunds', 'refund', 'id']] as const) {
       const total = (await api.get(`/${resource}?limit=1`)).body.total as number;
       const pages = Math.ceil(total / 20);
       assert.ok(pages >= 2, `${total} ${name}`);
       // Withdrawals number their pages from 0 in the API (contract section 7), refunds from 1.
-      const ids = async (n: number) => ((await api.get(`/${resource}?page=${resource === 'withdrawal' ? n - 1 : n}&limit=20`)).body.data as Array<Record<string, string>>).map((r) => (key === 'id' ? ` ${r.id!.slice(0, 8)} ` : ` ${r.invoice} `));
-      const shown = () => page.$$eval(`${name}-page tbody tr`, (rows) => rows.map((row) => ` ${(row.textContent ?? '').replace(/\s+/g, ' ').trim()} `));
+      const ids = async (n: number) => ((await api.get(`/${resource}?page=${resource === 'withdrawal' ? n - 1 : n}&limit=20`)).body.data as Array<Record<string, string>>).map((r) => (key === 'id' ? ` title:${r.id} ` : ` ${r.invoice} `));
+      const shown = () => page.$$eval(`${name}-page tbody tr`, (rows) => rows.map((row) => ` ${(row.textContent ?? '').replace(/\s+/g, ' ').trim()} ${[...row.querySelectorAll('[title]')].map((cell) => `title:${cell.getAttribute('title')}`).join(' ')} `));
       await page.goto(`${server.url}/dashboard/${name}`);
       await page.waitForFunction(`document.querySelector('${name}-page')?.textContent?.includes('${total} ${name}; page 1 of ${pages}.')`);
       assert.equal((await shown()).length, 20);
-      assert.equal(await page.$eval(`${name}-page .pager button:first-child`, (b) => b.hasAttribute('disabled')), true, 'no page before the first');
+      assert.equal(await page.$eval(`${name}-page .pager button:first-child`, (b) => b.getAttribute('aria-disabled')), 'true', 'no page before the first');
       for (const id of await ids(1)) assert.ok((await shown()).some((row) => row.includes(id)), `${name}: ${id} on page 1`);
       for (let n = 2; n <= pages; n++) {
         await page.click(`${name}-page .pager button:last-child`);
@@ -295,7 +295,7 @@ describe('the dashboard in Chromium', () => {
       const last = await ids(pages);
       assert.equal((await shown()).length, last.length);
       for (const id of last) assert.ok((await shown()).some((row) => row.includes(id)), `${name}: ${id} on the last page`);
-      assert.equal(await page.$eval(`${name}-page .pager button:last-child`, (b) => b.hasAttribute('disabled')), true, 'no page after the last');
+      assert.equal(await page.$eval(`${name}-page .pager button:last-child`, (b) => b.getAttribute('aria-disabled')), 'true', 'no page after the last');
       await expectAccessible(page, `${name}, last page`);
     }
     // A payment's own refunds get pages too once they fill more than one.
@@ -304,13 +304,16 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
-  test('Back from a payment finds the list as it was left: status, search and page', async () => {
+  test('the payments list follows its address: Back from a payment, the Payments link, a page past the end', async () => {
     const api = merchantApi(server, shop);
     const wanted = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'back-1' });
     for (let i = 0; i < 20; i++) assert.equal((await api.post('/payment', { amount: '0.01', asset: BTC, invoice: `back-filler-${i}` })).status, 200);
     const { page } = await newPage();
     await signIn(page, owner);
     const listSays = (status: string) => page.waitForFunction(`document.querySelector('payments-page [role="status"]')?.textContent === ${JSON.stringify(status)}`);
+    const total = (await api.get('/payment?limit=1')).body.total as number;
+    const pages = Math.ceil(total / 20);
+    await listSays(`${total} payments; page 1 of ${pages}.`);
     // A status and a search.
     await page.select('payments-page select[name="status"]', 'OPEN');
     await page.type('payments-page input[name="search"]', 'back-1');
@@ -323,14 +326,11 @@ describe('the dashboard in Chromium', () => {
     await listSays('1 payments; page 1 of 1.');
     assert.equal(await page.$eval('payments-page input[name="search"]', (input) => (input as unknown as { value: string }).value), 'back-1');
     assert.equal(await page.$eval('payments-page select[name="status"]', (select) => (select as unknown as { value: string }).value), 'OPEN');
-    // A later page of the whole list.
+    // The Payments link shows the whole list again, as its address says; then a later page of it.
     await page.click('a[href="/dashboard/payments"]');
-    const total = (await api.get('/payment?limit=1')).body.total as number;
-    const pages = Math.ceil(total / 20);
-    await page.select('payments-page select[name="status"]', '');
-    await page.$eval('payments-page input[name="search"]', (input) => ((input as unknown as { value: string }).value = ''));
-    await page.click('payments-page button[type="submit"]');
     await listSays(`${total} payments; page 1 of ${pages}.`);
+    assert.equal(await page.evaluate('location.search'), '');
+    assert.equal(await page.$eval('payments-page select[name="status"]', (select) => (select as unknown as { value: string }).value), '');
     await page.click('payments-page .pager button:last-child');
     await listSays(`${total} payments; page 2 of ${pages}.`);
     const second = (await api.get('/payment?page=2&limit=20')).body.data[0].id as string;
@@ -339,6 +339,10 @@ describe('the dashboard in Chromium', () => {
     await page.evaluate('history.back()');
     await listSays(`${total} payments; page 2 of ${pages}.`);
     assert.equal(await page.evaluate('location.search'), '?page=2');
+    // A page past the end in the address (an old link) shows the last page.
+    await page.goto(`${server.url}/dashboard/payments?page=99`);
+    await listSays(`${total} payments; page ${pages} of ${pages}.`);
+    assert.equal(await page.evaluate('location.search'), `?page=${pages}`);
     await page.browserContext().close();
   });
 });
