@@ -66,3 +66,21 @@ export abstract class PageElement extends LitElement {
     this.failure = err instanceof RequestFailed || err instanceof Error ? err.message : String(err);
   }
 }
+
+/** A page that shows a list by pages: the page shown (from 1), and the way to show another. */
+export abstract class ListPageElement extends PageElement {
+  static override properties = { ...PageElement.properties, page: { state: true } };
+  /** The page shown, counted from 1. */
+  declare page: number;
+
+  constructor() {
+    super();
+    this.page = 1;
+  }
+
+  /** Shows another page of the list. */
+  protected go(page: number): void {
+    this.page = page;
+    void this.refresh().catch((err) => this.fail(err));
+  }
+}

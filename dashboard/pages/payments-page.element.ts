@@ -2,7 +2,7 @@
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
-import { PageElement } from '../page-element.ts';
+import { ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface PaymentRow {
@@ -19,12 +19,11 @@ const STATUSES = ['', 'OPEN', 'CONFIRMING', 'COMPLETE', 'EXPIRED'];
 const MAX_PAGE = 999_999_999;
 
 /** The payments list page. */
-export class PaymentsPage extends PageElement {
-  static override properties = { ...PageElement.properties, list: { state: true }, search: { state: true }, status: { state: true }, page: { state: true } };
+export class PaymentsPage extends ListPageElement {
+  static override properties = { ...ListPageElement.properties, list: { state: true }, search: { state: true }, status: { state: true } };
   declare list: ListOf<PaymentRow> | undefined;
   declare search: string;
   declare status: string;
-  declare page: number;
 
   constructor() {
     super();
@@ -72,10 +71,9 @@ export class PaymentsPage extends PageElement {
     void this.refresh().catch((err) => this.fail(err));
   }
 
-  #go(page: number): void {
-    this.page = page;
+  protected override go(page: number): void {
+    super.go(page);
     this.#remember();
-    void this.refresh().catch((err) => this.fail(err));
   }
 
   override render() {
@@ -109,7 +107,7 @@ export class PaymentsPage extends PageElement {
         </table>
       </div>
       <p role="status">${list ? `${list.total} payments; page ${list.page} of ${pages}.` : 'Loading…'}</p>
-      ${pagerNav('Payment pages', this.page, pages, (page) => this.#go(page))}
+      ${pagerNav('Payment pages', this.page, pages, (page) => this.go(page))}
       <h2>Export</h2>
       <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
         <label>From <input name="from" type="date" required .value=${monthAgo.toISOString().slice(0, 10)} /></label>

@@ -5,7 +5,7 @@
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
-import { PageElement } from '../page-element.ts';
+import { ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Refund {
@@ -25,24 +25,12 @@ interface Refund {
 }
 
 /** The refunds page, or a payment's refunds section. */
-export class RefundsPage extends PageElement {
-  static override properties = { ...PageElement.properties, paymentId: { type: String }, list: { state: true }, page: { state: true } };
+export class RefundsPage extends ListPageElement {
+  static override properties = { ...ListPageElement.properties, paymentId: { type: String }, list: { state: true } };
   declare paymentId: string | undefined;
   declare list: ListOf<Refund> | undefined;
-  declare page: number;
-
-  constructor() {
-    super();
-    this.page = 1;
-  }
-
   async refresh(): Promise<void> {
     this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`))) ?? this.list;
-  }
-
-  #go(page: number): void {
-    this.page = page;
-    void this.refresh().catch((err) => this.fail(err));
   }
 
   #refund(event: Event): void {
@@ -105,7 +93,7 @@ export class RefundsPage extends PageElement {
     const pages = pageCount(this.list);
     if (!this.list || (this.paymentId && pages === 1)) return '';
     return html`<p aria-live="polite">${this.list.total} refunds; page ${this.list.page} of ${pages}.</p>
-      ${pagerNav('Refund pages', this.page, pages, (page) => this.#go(page))}`;
+      ${pagerNav('Refund pages', this.page, pages, (page) => this.go(page))}`;
   }
 }
 customElements.define('refunds-page', RefundsPage);

@@ -2,7 +2,7 @@
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
-import { PageElement } from '../page-element.ts';
+import { ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Withdrawal {
@@ -18,24 +18,12 @@ interface Withdrawal {
 }
 
 /** The withdrawals page. */
-export class WithdrawalsPage extends PageElement {
-  static override properties = { ...PageElement.properties, list: { state: true }, page: { state: true } };
+export class WithdrawalsPage extends ListPageElement {
+  static override properties = { ...ListPageElement.properties, list: { state: true } };
   declare list: ListOf<Withdrawal> | undefined;
-  declare page: number;
-
-  constructor() {
-    super();
-    this.page = 1;
-  }
-
   async refresh(): Promise<void> {
     // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
     this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`))) ?? this.list;
-  }
-
-  #go(page: number): void {
-    this.page = page;
-    void this.refresh().catch((err) => this.fail(err));
   }
 
   #create(event: Event): void {
@@ -88,7 +76,7 @@ export class WithdrawalsPage extends PageElement {
         </table>
       </div>
       <p aria-live="polite">${this.list ? `${this.list.total} withdrawals; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
-      ${pagerNav('Withdrawal pages', this.page, pageCount(this.list), (page) => this.#go(page))}
+      ${pagerNav('Withdrawal pages', this.page, pageCount(this.list), (page) => this.go(page))}
     `;
   }
 }
