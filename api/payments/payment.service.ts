@@ -3,7 +3,7 @@ import { DatabaseUnavailable } from '../db/database.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
-import type { AddressPool } from '../networks/address-pool.ts';
+import type { AddressPool, OneStatementAddress } from '../networks/address-pool.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import type { RateService } from '../rates/rates.service.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -18,7 +18,16 @@ import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
 import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
-import { perTurn } from '../shared/per-turn.ts';
+import { oneAtATime, perTurn, type Waiting } from '../shared/per-turn.ts';
+
+/** At most this many creates of one turn share a statement (PostgreSQL). */
+export const MAX_CREATES_IN_ONE_STATEMENT = 50;
+
+/** A create that one statement can store: the new payment and where it receives. */
+interface OneStatementCreate {
+  payment: Omit<NewPayment, 'addressTo' | 'destTag'>;
+  receiving: OneStatementAddress;
+}
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
 export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
@@ -69,23 +78,60 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // On PostgreSQL a create is one statement when this process knows where the address comes from:
   // a transaction would take four round trips (BEGIN, claim, insert, COMMIT), each of which costs
   // both processes a wake-up. SQLite needs none of it: creates of one moment share a commit.
+  // Undefined: create it in a transaction instead.
   async function insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Promise<Payment | undefined> {
     if (!store.oneStatementInserts) return undefined;
     const receiving = addressPool.receivingInOneStatement(network);
     if (!receiving) return undefined;
-    let stored: NewPayment | undefined;
+    const stored = await insertTogether({ payment, receiving });
+    if (receiving.pooled) addressPool.claimedFromPool(network, stored !== undefined);
+    if (!stored) return undefined;
+    return { ...stored, exception: null, version: 1 };
+  }
+
+  // One create alone, in its own statement.
+  async function insertAlone({ payment, receiving }: OneStatementCreate): Promise<NewPayment | undefined> {
     try {
-      stored = await store.insertInOneStatement(payment, receiving);
+      return await store.insertInOneStatement(payment, receiving);
     } catch (error) {
       // A pooled connection the server closed (a restart) fails here; the transaction path gets a
       // fresh one. Had the statement committed after all, the same payment id refuses a second row.
       if (error instanceof DatabaseUnavailable) return undefined;
       throw error;
     }
-    if (receiving.pooled) addressPool.claimedFromPool(network, stored !== undefined);
-    if (!stored) return undefined;
-    return { ...stored, exception: null, version: 1 };
   }
+
+  // Creates go to the database together: those asked for while a statement of creates runs wait
+  // for it, then go as one statement (at most MAX_CREATES_IN_ONE_STATEMENT), so a burst costs one
+  // round trip, one wake-up of the database and one commit per group instead of per create. One
+  // group runs at a time, so this process's groups never wait on one another's counter rows. A
+  // statement is all or nothing: when one fails, its creates are tried again alone, one after
+  // another (pooled addresses still go in the order asked), and only the one at fault fails.
+  async function storeCreates(creates: Array<Waiting<OneStatementCreate, NewPayment | undefined>>): Promise<void> {
+    if (creates.length === 1) {
+      const [create] = creates;
+      create!.resolve(await insertAlone(create!.item));
+      return;
+    }
+    let stored: Array<NewPayment | undefined> | undefined;
+    try {
+      stored = await store.insertManyInOneStatement(creates.map((create) => create.item));
+    } catch {
+      // Nothing of the statement was stored.
+    }
+    if (stored) {
+      creates.forEach((create, i) => create.resolve(stored[i]));
+      return;
+    }
+    for (const create of creates) {
+      try {
+        create.resolve(await insertAlone(create.item));
+      } catch (error) {
+        create.reject(error);
+      }
+    }
+  }
+  const insertTogether = oneAtATime(storeCreates, MAX_CREATES_IN_ONE_STATEMENT);
 
   // A view shows its merchant as the request found it; it is kept only if that merchant object is
   // still the one the merchant service hands out. Requests answered in the same turn render after

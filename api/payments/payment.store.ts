@@ -203,6 +203,51 @@ const INSERT_TAGGED = `WITH tagged AS (
   INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag) SELECT ${NEW_PAYMENT_VALUES}, @addressTo::text, @destTag::text
   RETURNING address_to AS "addressTo"`;
 
+// Several new payments in one statement (PostgreSQL), their fields as arrays of one element per
+// payment. Each network's pooled payments take that network's oldest unclaimed addresses, skipping
+// rows other creates are claiming, in the order the payments were given; a payment the pool has no
+// address left for is not stored (its caller creates it another way). Tagged payments bring their
+// address and tag, as INSERT_TAGGED. The rows go in the order of their counter slots (migration
+// 0104), so the statement takes its counter rows in the order any other create does.
+const NEW_PAYMENTS_INPUT = `unnest(@id::text[], @merchantId::text[], @assetId::bigint[], @amount::text[], @confirmsNeeded::bigint[], @timeout::bigint[],
+     @expiresAt::bigint[], @checkoutUrl::text[], @status::text[], @customerId::bigint[], @customerName::text[], @customerEmail::text[], @invoice::text[],
+     @createdAt::bigint[], @updatedAt::bigint[], @priceAmount::text[], @priceCurrency::text[], @rateValue::text[], @rateSources::text[], @rateAt::bigint[],
+     @tolerancePercent::text[], @network::text[], @addressTo::text[], @destTag::text[])
+   WITH ORDINALITY AS given (id, merchant_id, asset_id, amount, confirms_needed, timeout, expires_at, checkout_url, status,
+     customer_id, customer_name, customer_email, invoice, created_at, updated_at,
+     price_amount, price_currency, rate_value, rate_sources, rate_at, tolerance_percent, network, address_to, dest_tag, position)`;
+/** Several new payments in one statement (exported for its plan test). */
+export const INSERT_MANY = `WITH given AS MATERIALIZED (
+    SELECT given.*, row_number() OVER (PARTITION BY network, address_to IS NULL ORDER BY position) AS nth FROM ${NEW_PAYMENTS_INPUT}
+  ),
+  wanted AS (SELECT network, count(*) AS n FROM given WHERE address_to IS NULL GROUP BY network),
+  free AS MATERIALIZED (
+    SELECT pool.id, pool.network, pool.address, row_number() OVER (PARTITION BY pool.network ORDER BY pool.id) AS nth
+    FROM wanted CROSS JOIN LATERAL (
+      SELECT id, network, address FROM addresses WHERE ${POOL_ON_POSTGRES('wanted.network')} LIMIT wanted.n FOR UPDATE SKIP LOCKED
+    ) AS pool
+  ),
+  claimed AS (
+    UPDATE addresses SET payment_id = given.id
+    FROM given JOIN free ON free.network = given.network AND free.nth = given.nth AND given.address_to IS NULL
+    WHERE addresses.id = free.id
+    RETURNING addresses.payment_id, addresses.address
+  ),
+  tagged AS (
+    INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id)
+    SELECT network, address_to, dest_tag, NULL, id FROM given WHERE address_to IS NOT NULL ORDER BY position
+    ON CONFLICT DO NOTHING
+  )
+  INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag)
+  SELECT given.id, given.merchant_id, given.asset_id, given.amount, given.confirms_needed, given.timeout, given.expires_at, given.checkout_url, given.status,
+     given.customer_id, given.customer_name, given.customer_email, given.invoice, given.created_at, given.updated_at,
+     given.price_amount, given.price_currency, given.rate_value, given.rate_sources, given.rate_at, given.tolerance_percent,
+     coalesce(given.address_to, claimed.address), given.dest_tag
+  FROM given LEFT JOIN claimed ON claimed.payment_id = given.id
+  WHERE given.address_to IS NOT NULL OR claimed.address IS NOT NULL
+  ORDER BY given.merchant_id, payment_counter_slot(given.id), given.expires_at / 60000, given.position
+  RETURNING id, address_to AS "addressTo"`;
+
 /**
  * A new payment's fields as the INSERT statements' named parameters, with `network` for the
  * one-statement inserts (a statement ignores the names it does not use). One literal of fixed
@@ -262,6 +307,32 @@ export class PaymentStore {
     const tagged = { ...payment, addressTo: receiving.address, destTag: receiving.destTag };
     await this.sql.get(INSERT_TAGGED, newPaymentParams(tagged, receiving.network));
     return tagged;
+  }
+
+  /**
+   * PostgreSQL: stores several new payments and takes their receiving addresses in one statement,
+   * all or nothing. Returns, in the order given, what each stored, or undefined for a pooled
+   * payment whose network's pool had no address left for it (that one was not stored).
+   */
+  async insertManyInOneStatement(items: ReadonlyArray<{ payment: Omit<NewPayment, 'addressTo' | 'destTag'>; receiving: OneStatementAddress }>): Promise<Array<NewPayment | undefined>> {
+    if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
+    const columns: Record<keyof ReturnType<typeof newPaymentParams>, unknown[]> = {
+      id: [], merchantId: [], assetId: [], amount: [], addressTo: [], destTag: [], confirmsNeeded: [], timeout: [], expiresAt: [], checkoutUrl: [],
+      status: [], customerId: [], customerName: [], customerEmail: [], invoice: [], createdAt: [], updatedAt: [], priceAmount: [], priceCurrency: [],
+      rateValue: [], rateSources: [], rateAt: [], tolerancePercent: [], network: [],
+    };
+    const keys = Object.keys(columns) as Array<keyof typeof columns>;
+    for (const { payment, receiving } of items) {
+      const params = newPaymentParams(receiving.pooled ? payment : { ...payment, addressTo: receiving.address, destTag: receiving.destTag }, receiving.network);
+      for (const key of keys) columns[key].push(params[key]);
+    }
+    const rows = await this.sql.all<{ id: string; addressTo: string }>(INSERT_MANY, columns);
+    const stored = new Map(rows.map((row) => [row.id, row.addressTo]));
+    return items.map(({ payment, receiving }) => {
+      const addressTo = stored.get(payment.id);
+      if (addressTo === undefined) return undefined;
+      return { ...payment, addressTo, destTag: receiving.pooled ? null : receiving.destTag };
+    });
   }
 
   /** Stores a new payment. */

@@ -85,3 +85,37 @@ export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Pro
       if (waiting.length >= max) send();
     });
 }
+
+/**
+ * Like `perTurn`, but at most one `flush` runs at a time: the items asked for while one runs wait
+ * for it to end and then go together (at most `max` a batch), without waiting for another turn. A
+ * caller alone with nothing running waits for the end of its turn, as with `perTurn`. The batches
+ * grow with the time a flush takes, and two of them never run side by side. Failures are as with
+ * `perTurn`: each batch fails alone.
+ */
+export function oneAtATime<T, R>(flush: (batch: Array<Waiting<T, R>>) => Promise<void>, max = Infinity): (item: T) => Promise<R> {
+  let waiting: Array<Caller<T, R>> = [];
+  let running = false;
+  const drain = async () => {
+    running = true;
+    while (waiting.length > 0) {
+      const batch = waiting.length <= max ? waiting : waiting.slice(0, max);
+      waiting = batch === waiting ? [] : waiting.slice(max);
+      try {
+        await flush(batch);
+        failWaiting(batch);
+      } catch (error) {
+        failWaiting(batch, error);
+      }
+    }
+    running = false;
+  };
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      waiting.push(new Caller(item, resolve, reject));
+      if (!running) {
+        running = true;
+        setImmediate(() => void drain());
+      }
+    });
+}

@@ -1,7 +1,7 @@
 /** Work gathered over one turn of the event loop: handed over together at the turn's end, or early at `max`. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LeftUnanswered, perTurn, type Waiting } from '../../api/shared/per-turn.ts';
+import { LeftUnanswered, oneAtATime, perTurn, type Waiting } from '../../api/shared/per-turn.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -99,4 +99,59 @@ test('a flush that throws when `max` hands a batch over early fails that batch a
     results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value)),
     ['first batch failed', 'first batch failed', 3],
   );
+});
+
+// oneAtATime: a gatherer whose flushes each wait for `release` and answer each item with its double.
+function heldDoubling(max?: number) {
+  const flushed: number[][] = [];
+  const releases: Array<() => void> = [];
+  const gather = oneAtATime<number, number>(async (batch) => {
+    flushed.push(batch.map((caller) => caller.item));
+    await new Promise<void>((resolve) => releases.push(resolve));
+    for (const caller of batch) caller.resolve(caller.item * 2);
+  }, max);
+  return { flushed, gather, release: () => releases.shift()!() };
+}
+
+test('one at a time: the items asked for while a flush runs go together after it, however many turns they span', async () => {
+  const { flushed, gather, release } = heldDoubling();
+  const first = [gather(1), gather(2)];
+  assert.deepEqual(flushed, [], 'a caller with nothing running waits for the end of its turn');
+  await nextTurn();
+  assert.deepEqual(flushed, [[1, 2]]);
+  const second = [gather(3)];
+  await nextTurn();
+  second.push(gather(4));
+  await nextTurn();
+  assert.deepEqual(flushed, [[1, 2]], 'nothing more while the first flush runs');
+  release();
+  assert.deepEqual(await Promise.all(first), [2, 4]);
+  await nextTurn();
+  assert.deepEqual(flushed, [[1, 2], [3, 4]], 'the two turns of waiting items go as one batch');
+  release();
+  assert.deepEqual(await Promise.all(second), [6, 8]);
+  const third = gather(5);
+  await nextTurn();
+  assert.deepEqual(flushed.at(-1), [5], 'once idle, the next caller starts a batch of its own');
+  release();
+  assert.equal(await third, 10);
+});
+
+test('one at a time: at most `max` a batch, and a failed batch fails alone', async () => {
+  let calls = 0;
+  const flushed: number[][] = [];
+  const gather = oneAtATime<number, number>(async (batch) => {
+    flushed.push(batch.map((caller) => caller.item));
+    if (++calls === 1) throw new Error('the first batch fails');
+    for (const caller of batch) caller.resolve(caller.item);
+  }, 2);
+  const results = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => gather(i)));
+  assert.deepEqual(flushed, [[1, 2], [3, 4], [5]]);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    ['the first batch fails', 'the first batch fails', 3, 4, 5],
+  );
+  // A flush that leaves a caller unanswered fails it instead of leaving it waiting.
+  const forgetful = oneAtATime<number, number>(async () => {});
+  await assert.rejects(forgetful(1), LeftUnanswered);
 });
