@@ -8,23 +8,11 @@ import { HDKey } from '@scure/bip32';
 import { base58, base58xrp, bech32 } from '@scure/base';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
 import { CLAIM_POOLED } from '../../api/networks/address.store.ts';
+import { findNode, type PlanNode } from '../helpers/query-plan.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 type Api = ReturnType<typeof merchantApi>;
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
 
-function findNode(node: PlanNode, match: (node: PlanNode) => boolean): PlanNode | undefined {
-  if (match(node)) return node;
-  for (const child of node.Plans ?? []) {
-    const found = findNode(child, match);
-    if (found) return found;
-  }
-  return undefined;
-}
 const ASSETS = [
   { short: 'BTC', network: 'bitcoin' },
   { short: 'LTC', network: 'litecoin' },

@@ -13,6 +13,7 @@ import { parseCreatePayment } from '../../api/payments/payment-request.ts';
 import { MAX_CREATES_IN_ONE_STATEMENT } from '../../api/payments/payment.service.ts';
 import { INSERT_MANY } from '../../api/payments/payment.store.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
+import { findNode, type PlanNode } from '../helpers/query-plan.ts';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -141,19 +142,3 @@ describe('creates of one turn on PostgreSQL', { skip: testClusterUrl() ? false :
     }
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function findNode(node: PlanNode, match: (node: PlanNode) => boolean): PlanNode | undefined {
-  if (match(node)) return node;
-  for (const child of node.Plans ?? []) {
-    const found = findNode(child, match);
-    if (found) return found;
-  }
-  return undefined;
-}
