@@ -117,6 +117,7 @@ export async function createServices(options: ServiceOptions) {
     paymentTolerancePercent: config.paymentTolerancePercent,
     merchantChanges: merchants.changes,
     merchantIsCurrent: merchants.isCurrent,
+    logger,
   });
   const paymentExport = createPaymentExport({ uow, registry, clock });
   const payouts = createPayoutSender({ uow, registry, clock, adapter, logger });

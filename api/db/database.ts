@@ -122,6 +122,15 @@ export class DatabaseUnavailable extends Error {
 }
 
 /**
+ * Whether a statement lost to another writer (PostgreSQL: a deadlock, `40P01`, or a serialisation
+ * failure, `40001`): nothing of it was stored, and the same work may succeed if run again.
+ */
+export function lostToAnotherWriter(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * A list of text values as the one JSON parameter `Dialect.inJsonList` expands. A value holding NUL
  * can be in no stored row (PostgreSQL text cannot hold it at all, and refuses it in a parameter), so
  * it is left out: it matches nothing, as on SQLite, and an emptied list matches no row.

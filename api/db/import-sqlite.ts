@@ -58,7 +58,7 @@ const BATCH = 500;
 /** Triggers that keep derived rows (status counts, OPEN payments per minute of expiry, payment versions) and are off while copying. */
 const BULK_TRIGGERS: Array<[string, string]> = [
   ['payments', 'payment_counts_on_insert_delete'],
-  ['payments', 'open_expiries_on_insert'],
+  ['payments', 'payment_open_expiries_on_insert'],
   ['payment_transactions', 'payments_version_on_transaction_change'],
 ];
 

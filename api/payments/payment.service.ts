@@ -1,5 +1,5 @@
 /** Payment use cases: create, fetch and list, for the merchant who owns them. */
-import { DatabaseUnavailable } from '../db/database.ts';
+import { DatabaseUnavailable, lostToAnotherWriter } from '../db/database.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
@@ -7,6 +7,7 @@ import type { AddressPool, OneStatementAddress } from '../networks/address-pool.
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import type { RateService } from '../rates/rates.service.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
@@ -20,14 +21,22 @@ import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } f
 import { toPaymentOutput } from './payment.view.ts';
 import { oneAtATime, perTurn, type Waiting } from '../shared/per-turn.ts';
 
-/** At most this many creates of one turn share a statement (PostgreSQL). */
+/** At most this many creates share a statement (PostgreSQL). */
 export const MAX_CREATES_IN_ONE_STATEMENT = 50;
+/** How long a statement of creates holds back the next group before it starts beside it (ms). */
+export const GROUP_PATIENCE_MS = 100;
 
 /** A create that one statement can store: the new payment and where it receives. */
 interface OneStatementCreate {
   payment: Omit<NewPayment, 'addressTo' | 'destTag'>;
   receiving: OneStatementAddress;
 }
+/** The network's pool had no address left for the create: nothing was stored. */
+const NO_ADDRESS = 'no address';
+/** The database could not take the statement, or it lost to another writer: nothing was stored. */
+const NOT_TRIED = 'not tried';
+/** What storing a create in one statement came to. */
+type OneStatementOutcome = NewPayment | typeof NO_ADDRESS | typeof NOT_TRIED;
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
 export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
@@ -48,6 +57,8 @@ export interface PaymentServiceDeps {
   merchantChanges?: () => number;
   /** Whether a merchant object is still what the merchant service hands out (none given: always). */
   merchantIsCurrent?: (merchant: Merchant) => boolean;
+  /** Where a failed statement of several creates is told. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** Creates the payment use cases. */
@@ -84,19 +95,21 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const receiving = addressPool.receivingInOneStatement(network);
     if (!receiving) return undefined;
     const stored = await insertTogether({ payment, receiving });
-    if (receiving.pooled) addressPool.claimedFromPool(network, stored !== undefined);
-    if (!stored) return undefined;
+    if (stored === NOT_TRIED) return undefined;
+    if (receiving.pooled) addressPool.claimedFromPool(network, stored !== NO_ADDRESS);
+    if (stored === NO_ADDRESS) return undefined;
     return { ...stored, exception: null, version: 1 };
   }
 
   // One create alone, in its own statement.
-  async function insertAlone({ payment, receiving }: OneStatementCreate): Promise<NewPayment | undefined> {
+  async function insertAlone({ payment, receiving }: OneStatementCreate): Promise<OneStatementOutcome> {
     try {
-      return await store.insertInOneStatement(payment, receiving);
+      return (await store.insertInOneStatement(payment, receiving)) ?? NO_ADDRESS;
     } catch (error) {
-      // A pooled connection the server closed (a restart) fails here; the transaction path gets a
-      // fresh one. Had the statement committed after all, the same payment id refuses a second row.
-      if (error instanceof DatabaseUnavailable) return undefined;
+      // A pooled connection the server closed (a restart) fails here, and a statement can lose a
+      // deadlock to another writer: the transaction path gets a fresh connection and runs again
+      // what loses. Had the statement committed after all, the same payment id refuses a second row.
+      if (error instanceof DatabaseUnavailable || lostToAnotherWriter(error)) return NOT_TRIED;
       throw error;
     }
   }
@@ -104,34 +117,31 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // Creates go to the database together: those asked for while a statement of creates runs wait
   // for it, then go as one statement (at most MAX_CREATES_IN_ONE_STATEMENT), so a burst costs one
   // round trip, one wake-up of the database and one commit per group instead of per create. One
-  // group runs at a time, so this process's groups never wait on one another's counter rows. A
-  // statement is all or nothing: when one fails, its creates are tried again alone, one after
-  // another (pooled addresses still go in the order asked), and only the one at fault fails.
-  async function storeCreates(creates: Array<Waiting<OneStatementCreate, NewPayment | undefined>>): Promise<void> {
+  // group runs at a time, unless it takes longer than GROUP_PATIENCE_MS (a row lock another
+  // transaction holds): then the next starts beside it. A statement is all or nothing: when a
+  // group's fails, nothing of it was stored and each of its creates is tried again alone, so each
+  // then succeeds or fails on its own.
+  async function storeCreates(creates: Array<Waiting<OneStatementCreate, OneStatementOutcome>>): Promise<void> {
     if (creates.length === 1) {
       const [create] = creates;
       create!.resolve(await insertAlone(create!.item));
       return;
     }
-    let stored: Array<NewPayment | undefined> | undefined;
+    let stored: Array<NewPayment | undefined>;
     try {
       stored = await store.insertManyInOneStatement(creates.map((create) => create.item));
-    } catch {
-      // Nothing of the statement was stored.
-    }
-    if (stored) {
-      creates.forEach((create, i) => create.resolve(stored[i]));
+    } catch (error) {
+      if (error instanceof DatabaseUnavailable) {
+        for (const create of creates) create.resolve(NOT_TRIED);
+        return;
+      }
+      deps.logger?.warn({ err: error, creates: creates.length }, 'a statement of several creates failed; each is tried again alone');
+      await Promise.all(creates.map((create) => insertAlone(create.item).then(create.resolve.bind(create), create.reject.bind(create))));
       return;
     }
-    for (const create of creates) {
-      try {
-        create.resolve(await insertAlone(create.item));
-      } catch (error) {
-        create.reject(error);
-      }
-    }
+    creates.forEach((create, i) => create.resolve(stored[i] ?? NO_ADDRESS));
   }
-  const insertTogether = oneAtATime(storeCreates, MAX_CREATES_IN_ONE_STATEMENT);
+  const insertTogether = oneAtATime(storeCreates, { max: MAX_CREATES_IN_ONE_STATEMENT, patienceMs: GROUP_PATIENCE_MS });
 
   // A view shows its merchant as the request found it; it is kept only if that merchant object is
   // still the one the merchant service hands out. Requests answered in the same turn render after

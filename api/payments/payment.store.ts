@@ -207,8 +207,9 @@ const INSERT_TAGGED = `WITH tagged AS (
 // payment. Each network's pooled payments take that network's oldest unclaimed addresses, skipping
 // rows other creates are claiming, in the order the payments were given; a payment the pool has no
 // address left for is not stored (its caller creates it another way). Tagged payments bring their
-// address and tag, as INSERT_TAGGED. The rows go in the order of their counter slots (migration
-// 0104), so the statement takes its counter rows in the order any other create does.
+// address and tag, as INSERT_TAGGED. The rows go in the order of merchant, counter slot and expiry
+// minute, the order in which migration 0104 has every new payment take its counter rows, so two
+// such statements, or one and a single create, do not each hold a row the other waits for.
 const NEW_PAYMENTS_INPUT = `unnest(@id::text[], @merchantId::text[], @assetId::bigint[], @amount::text[], @confirmsNeeded::bigint[], @timeout::bigint[],
      @expiresAt::bigint[], @checkoutUrl::text[], @status::text[], @customerId::bigint[], @customerName::text[], @customerEmail::text[], @invoice::text[],
      @createdAt::bigint[], @updatedAt::bigint[], @priceAmount::text[], @priceCurrency::text[], @rateValue::text[], @rateSources::text[], @rateAt::bigint[],

@@ -1,9 +1,9 @@
 /**
- * @module Work gathered over one turn of the event loop and done once at its end. Requests that
- * arrive together (the sockets one poll of the loop finds ready) are answered together: one
- * database ask or query for all of them, and their answers leave at once. Whatever the gathered
- * work reads, it reads after each of its callers began, so none sees the data older than when it
- * arrived.
+ * @module Work gathered and done once for many callers. `perTurn`: over one turn of the event loop,
+ * done at its end. Requests that arrive together (the sockets one poll of the loop finds ready) are
+ * answered together: one database ask or query for all of them, and their answers leave at once.
+ * Whatever the gathered work reads, it reads after each of its callers began, so none sees the
+ * data older than when it arrived. `oneAtATime`: gathered while the previous batch's work runs.
  */
 
 /** One caller waiting in a turn's batch: what it asked for, and how to answer it. */
@@ -87,35 +87,56 @@ export function perTurn<T, R>(flush: (batch: Array<Waiting<T, R>>) => void | Pro
 }
 
 /**
- * Like `perTurn`, but at most one `flush` runs at a time: the items asked for while one runs wait
- * for it to end and then go together (at most `max` a batch), without waiting for another turn. A
- * caller alone with nothing running waits for the end of its turn, as with `perTurn`. The batches
- * grow with the time a flush takes, and two of them never run side by side. Failures are as with
- * `perTurn`: each batch fails alone.
+ * Like `perTurn`, but one `flush` at a time: the items asked for while one runs wait for it to end
+ * and then go together (at most `max` a batch), without waiting for another turn. A caller alone
+ * with nothing running waits for the end of its turn, as with `perTurn`. The batches grow with the
+ * time a flush takes, and two of them do not run side by side, unless one runs longer than
+ * `patienceMs`: then the next batch starts beside it, so one flush held up (a lock another
+ * transaction holds) does not hold up everything after it. Failures are as with `perTurn`: each
+ * batch fails alone.
  */
-export function oneAtATime<T, R>(flush: (batch: Array<Waiting<T, R>>) => Promise<void>, max = Infinity): (item: T) => Promise<R> {
+export function oneAtATime<T, R>(flush: (batch: Array<Waiting<T, R>>) => Promise<void>, options: { max?: number; patienceMs?: number } = {}): (item: T) => Promise<R> {
+  const { max = Infinity, patienceMs = Infinity } = options;
+  if (!(max >= 1)) throw new RangeError(`oneAtATime: max must be at least 1, not ${max}`);
   let waiting: Array<Caller<T, R>> = [];
-  let running = false;
-  const drain = async () => {
-    running = true;
-    while (waiting.length > 0) {
-      const batch = waiting.length <= max ? waiting : waiting.slice(0, max);
-      waiting = batch === waiting ? [] : waiting.slice(max);
-      try {
-        await flush(batch);
-        failWaiting(batch);
-      } catch (error) {
-        failWaiting(batch, error);
-      }
+  // A flush is running and still within its patience: the next batch waits for it.
+  let busy = false;
+  let scheduled = false;
+  const run = async (batch: Array<Caller<T, R>>) => {
+    try {
+      await flush(batch);
+      failWaiting(batch);
+    } catch (error) {
+      failWaiting(batch, error);
     }
-    running = false;
+  };
+  const startNext = () => {
+    if (busy || waiting.length === 0) return;
+    const batch = waiting.length <= max ? waiting : waiting.slice(0, max);
+    waiting = batch === waiting ? [] : waiting.slice(max);
+    busy = true;
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      busy = false;
+      startNext();
+    };
+    const timer = patienceMs === Infinity ? undefined : setTimeout(release, patienceMs);
+    timer?.unref();
+    void run(batch).finally(() => {
+      clearTimeout(timer);
+      release();
+    });
   };
   return (item) =>
     new Promise<R>((resolve, reject) => {
       waiting.push(new Caller(item, resolve, reject));
-      if (!running) {
-        running = true;
-        setImmediate(() => void drain());
-      }
+      if (busy || scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        startNext();
+      });
     });
 }

@@ -102,14 +102,14 @@ test('a flush that throws when `max` hands a batch over early fails that batch a
 });
 
 // oneAtATime: a gatherer whose flushes each wait for `release` and answer each item with its double.
-function heldDoubling(max?: number) {
+function heldDoubling(max?: number, patienceMs?: number) {
   const flushed: number[][] = [];
   const releases: Array<() => void> = [];
   const gather = oneAtATime<number, number>(async (batch) => {
     flushed.push(batch.map((caller) => caller.item));
     await new Promise<void>((resolve) => releases.push(resolve));
     for (const caller of batch) caller.resolve(caller.item * 2);
-  }, max);
+  }, { max, patienceMs });
   return { flushed, gather, release: () => releases.shift()!() };
 }
 
@@ -144,7 +144,7 @@ test('one at a time: at most `max` a batch, and a failed batch fails alone', asy
     flushed.push(batch.map((caller) => caller.item));
     if (++calls === 1) throw new Error('the first batch fails');
     for (const caller of batch) caller.resolve(caller.item);
-  }, 2);
+  }, { max: 2 });
   const results = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => gather(i)));
   assert.deepEqual(flushed, [[1, 2], [3, 4], [5]]);
   assert.deepEqual(
@@ -154,4 +154,22 @@ test('one at a time: at most `max` a batch, and a failed batch fails alone', asy
   // A flush that leaves a caller unanswered fails it instead of leaving it waiting.
   const forgetful = oneAtATime<number, number>(async () => {});
   await assert.rejects(forgetful(1), LeftUnanswered);
+});
+
+test('one at a time: a flush running past its patience lets the next batch start beside it', async () => {
+  const { flushed, gather, release } = heldDoubling(undefined, 30);
+  const first = gather(1);
+  await nextTurn();
+  const second = gather(2);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(flushed, [[1]], 'within its patience, the first flush holds the next batch back');
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.deepEqual(flushed, [[1], [2]], 'past it, the next batch starts while the first still runs');
+  release();
+  release();
+  assert.deepEqual(await Promise.all([first, second]), [2, 4]);
+});
+
+test('one at a time: a batch of fewer than one item is refused', () => {
+  for (const max of [0, -1, Number.NaN]) assert.throws(() => oneAtATime(async () => {}, { max }), RangeError);
 });

@@ -1,9 +1,14 @@
--- A payment counts in the per-status counter's slot read off its id, as it already does in the
--- per-minute one, instead of a slot chosen at random on each change. Creates stored by one
--- statement then take their counter rows in the order of their slots (the statement inserts them
--- so), the order in which a create stored alone takes its two: two such statements, from two
--- instances, do not each hold a row the other waits for. A status total is still the sum of its
--- slots; the counts made before keep their rows.
+-- Creates stored together (one statement for several, PaymentStore.insertManyInOneStatement) take
+-- their counter rows in one order, the order every other writer of a new payment takes them in,
+-- so two such statements (of two instances), or one and a create stored alone, never each hold a
+-- row the other waits for:
+-- * a payment counts in the per-status counter's slot read off its id, as it already does in the
+--   per-minute one, instead of a slot chosen at random on each change;
+-- * a payment's per-status count moves before its per-minute one (triggers on the same event fire
+--   in the order of their names: the per-minute triggers are renamed to sort after
+--   payment_counts_*);
+-- * a statement inserts its payments in the order of merchant, slot and expiry minute.
+-- A status total is still the sum of its slots; the counts made before keep their rows.
 CREATE OR REPLACE FUNCTION payments_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   chosen_slot INTEGER := payment_counter_slot(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END);
@@ -18,3 +23,7 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
+
+ALTER TRIGGER open_expiries_on_insert ON payments RENAME TO payment_open_expiries_on_insert;
+ALTER TRIGGER open_expiries_on_update ON payments RENAME TO payment_open_expiries_on_update;
+ALTER TRIGGER open_expiries_on_delete ON payments RENAME TO payment_open_expiries_on_delete;
