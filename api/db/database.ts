@@ -31,6 +31,11 @@ export interface Dialect {
   /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL: concurrent claimers take different rows. */
   readonly skipLocked: string;
   /**
+   * ` FOR KEY SHARE` on PostgreSQL: the rows read stay until the transaction ends (a DELETE waits),
+   * and other readers and updates of other columns do not wait; empty on SQLite.
+   */
+  readonly forKeyShare: string;
+  /**
    * Whether a statement may write in its WITH clauses (PostgreSQL), so that rows of two tables are
    * written by one statement: atomic without a transaction, and one round trip instead of four.
    */

@@ -23,6 +23,7 @@ const dialect: Dialect = {
   indexedBy: () => '',
   forUpdate: ' FOR UPDATE',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
+  forKeyShare: ' FOR KEY SHARE',
   writingWith: true,
 };
 

@@ -35,6 +35,7 @@ const dialect: Dialect = {
   indexedBy: (index: string) => ` INDEXED BY ${index}`,
   forUpdate: '',
   skipLocked: '',
+  forKeyShare: '',
   writingWith: false,
 };
 

@@ -146,10 +146,15 @@ export class WebhookStore {
       event.body,
       event.createdAt,
     ]);
+    // The endpoints were read earlier in the transaction; one deleted since (by another instance,
+    // or the merchant) gets no delivery instead of failing the change the event announces. The
+    // lock keeps one not yet deleted until the transaction ends: its delete then takes the new
+    // deliveries with it.
     for (const endpointId of endpointIds) {
       await this.sql.run(
-        "INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, next_attempt_at, updated_at) VALUES (?, ?, 'pending', 0, ?, ?)",
-        [endpointId, event.id, event.createdAt, event.createdAt],
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, state, attempts, next_attempt_at, updated_at)
+         SELECT id, ?, 'pending', 0, ?, ? FROM webhook_endpoints WHERE id = ?${this.sql.dialect.forKeyShare}`,
+        [event.id, event.createdAt, event.createdAt, endpointId],
       );
     }
   }
