@@ -157,13 +157,14 @@ test('one at a time: at most `max` a batch, and a failed batch fails alone', asy
 });
 
 test('one at a time: a flush running past its patience lets the next batch start beside it', async () => {
-  const { flushed, gather, release } = heldDoubling(undefined, 30);
+  const { flushed, gather, release } = heldDoubling(undefined, 300);
   const first = gather(1);
   await nextTurn();
   const second = gather(2);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await nextTurn();
+  await nextTurn();
   assert.deepEqual(flushed, [[1]], 'within its patience, the first flush holds the next batch back');
-  await new Promise((resolve) => setTimeout(resolve, 40));
+  await new Promise((resolve) => setTimeout(resolve, 500));
   assert.deepEqual(flushed, [[1], [2]], 'past it, the next batch starts while the first still runs');
   release();
   release();
