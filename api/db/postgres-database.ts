@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../shared/logger.ts';
-import { type Database, DatabaseUnavailable, type Dialect, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
+import { type Database, DatabaseUnavailable, type Dialect, lostToAnotherWriter, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
 import { migrationFiles } from './migrations.ts';
 
 const dialect: Dialect = {
@@ -39,7 +39,6 @@ const types = {
 /** The advisory lock held while migrations run, so instances started together do not race. */
 const MIGRATION_LOCK = 72_616_001;
 const RETRIES = 5;
-const RETRYABLE = new Set(['40001', '40P01']);
 // Connection failures, the server shutting down or starting, or refusing to write.
 const UNAVAILABLE = /^(08|53|57P|58)/;
 
@@ -166,8 +165,7 @@ export async function openPostgresDatabase(url: string, logger: Logger, options:
           broken = true;
           continue;
         }
-        const code = (error as { code?: unknown } | null)?.code ?? ((error as { cause?: { code?: unknown } })?.cause?.code);
-        if (attempt < RETRIES && typeof code === 'string' && RETRYABLE.has(code)) continue;
+        if (attempt < RETRIES && lostToAnotherWriter(error)) continue;
         if (mapped instanceof DatabaseUnavailable) broken = true;
         throw mapped;
       } finally {

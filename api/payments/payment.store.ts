@@ -317,16 +317,11 @@ export class PaymentStore {
    */
   async insertManyInOneStatement(items: ReadonlyArray<{ payment: Omit<NewPayment, 'addressTo' | 'destTag'>; receiving: OneStatementAddress }>): Promise<Array<NewPayment | undefined>> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
-    const columns: Record<keyof ReturnType<typeof newPaymentParams>, unknown[]> = {
-      id: [], merchantId: [], assetId: [], amount: [], addressTo: [], destTag: [], confirmsNeeded: [], timeout: [], expiresAt: [], checkoutUrl: [],
-      status: [], customerId: [], customerName: [], customerEmail: [], invoice: [], createdAt: [], updatedAt: [], priceAmount: [], priceCurrency: [],
-      rateValue: [], rateSources: [], rateAt: [], tolerancePercent: [], network: [],
-    };
-    const keys = Object.keys(columns) as Array<keyof typeof columns>;
-    for (const { payment, receiving } of items) {
-      const params = newPaymentParams(receiving.pooled ? payment : { ...payment, addressTo: receiving.address, destTag: receiving.destTag }, receiving.network);
-      for (const key of keys) columns[key].push(params[key]);
-    }
+    // The single-row statements' parameters, one array per name.
+    const params = items.map(({ payment, receiving }) =>
+      newPaymentParams(receiving.pooled ? payment : { ...payment, addressTo: receiving.address, destTag: receiving.destTag }, receiving.network),
+    );
+    const columns = Object.fromEntries(Object.keys(params[0] ?? {}).map((name) => [name, params.map((row) => row[name as keyof typeof row])]));
     const rows = await this.sql.all<{ id: string; addressTo: string }>(INSERT_MANY, columns);
     const stored = new Map(rows.map((row) => [row.id, row.addressTo]));
     return items.map(({ payment, receiving }) => {
