@@ -48,9 +48,14 @@ function filterSql(dialect: Dialect) {
     // A stored OPEN past its expiry is EXPIRED: the status filter must agree with what is reported.
     statuses: `((${dialect.inJsonList(UNINDEXED_STATUS, '@statuses')} AND NOT ${openPastExpiry(UNINDEXED_STATUS, UNINDEXED_EXPIRES_AT)})
       OR (${openPastExpiry(UNINDEXED_STATUS, UNINDEXED_EXPIRES_AT)} AND ${dialect.inJsonList("'EXPIRED'", '@statuses')}))`,
-    // Each alternative is an index lookup (primary key, invoice, address, transaction id).
-    search: `(id = @searchId OR invoice = @search OR address_to = @search
-      OR id IN (SELECT payment_id FROM payment_transactions WHERE txn_id = @search AND dropped_at IS NULL))`,
+    // The payments a search term can name, each found by an index lookup: by id, by invoice, by
+    // receiving address (through the address's own row: the payments carry no index on their
+    // address, which would cost every create a page, migration 0105) and by transaction id. As
+    // alternatives of one WHERE clause SQLite walked the merchant's whole history instead.
+    search: `id IN (SELECT CAST(@searchId AS TEXT)
+      UNION ALL SELECT id FROM payments WHERE merchant_id = @merchantId AND invoice = @search
+      UNION ALL SELECT payment_id FROM addresses WHERE network IN (SELECT name FROM networks) AND address = @search AND payment_id IS NOT NULL
+      UNION ALL SELECT payment_id FROM payment_transactions WHERE txn_id = @search AND dropped_at IS NULL)`,
   } as const;
 }
 type FilterName = keyof ReturnType<typeof filterSql>;
@@ -150,10 +155,10 @@ function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], l
 // Filtered by ids, invoices or transaction ids: those name the rows, whatever else is asked.
 function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit: number): string {
   const filters = filterSql(dialect);
-  // Ids and transaction ids name rows by primary key: the merchant is then checked on those rows,
-  // as an expression no index serves, or SQLite (without statistics) may walk every row of the
-  // merchant in one of its indexes instead. Invoices and a search look up within the merchant.
-  const byKey = used.includes('ids') || used.includes('txnIds');
+  // Ids, transaction ids and a search name rows by primary key: the merchant is then checked on
+  // those rows, as an expression no index serves, or SQLite (without statistics) may walk every row
+  // of the merchant in one of its indexes instead. Invoices look up within the merchant.
+  const byKey = used.includes('ids') || used.includes('txnIds') || used.includes('search');
   const where = [byKey ? "(merchant_id || '') = @merchantId" : 'merchant_id = @merchantId', ...used.map((f) => filters[f])].join(' AND ');
   // The limit is written into the SQL: with a LIMIT SQLite knows when it prepares the statement,
   // a filtered page is sorted in a bounded top-N structure, about twice as fast (measured) as

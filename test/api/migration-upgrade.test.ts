@@ -7,10 +7,15 @@
  * suite only; SQLite has no slots.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { migrationFiles } from '../../api/db/migrations.ts';
 import { openPostgresDatabase } from '../../api/db/postgres-database.ts';
+import { openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { testClusterUrl } from '../helpers/test-database.ts';
 import { merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -113,5 +118,59 @@ describe('migration 0103 on a database that holds OPEN payments', { skip: onPost
     const { stored, expected } = await counts();
     assert.deepEqual(stored, expected);
     assert.equal(stored.length, 1);
+  });
+});
+
+describe('migration 0105 on a SQLite database that holds addresses', { skip: onPostgres ? 'runs in the SQLite half of the suite' : false }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-upgrade-'));
+  const file = path.join(dir, 'checkout.db');
+  type Row = { id: number; network: string; address: string; dest_tag: string | null; derivation_index: number | null; payment_id: string | null };
+  const before0105: Row[] = [
+    { id: 1, network: 'bitcoin', address: 'bc1qpooled0', dest_tag: null, derivation_index: 0, payment_id: null },
+    { id: 2, network: 'bitcoin', address: 'bc1qclaimed1', dest_tag: null, derivation_index: 1, payment_id: 'a1b2c3d4-0000-4000-8000-000000000001' },
+    { id: 5, network: 'ripple', address: 'rShared', dest_tag: null, derivation_index: null, payment_id: null },
+    { id: 6, network: 'ripple', address: 'rShared', dest_tag: '7', derivation_index: null, payment_id: 'a1b2c3d4-0000-4000-8000-000000000002' },
+    { id: 9, network: 'litecoin', address: 'ltc1qpooled9', dest_tag: null, derivation_index: 9, payment_id: null },
+  ];
+  let db: ReturnType<typeof openSqliteDatabase>;
+
+  before(async () => {
+    // A database as the previous version left it: every migration before 0105, and its addresses.
+    const old = new BetterSqlite3(file);
+    old.exec('CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    for (const { version, sql } of migrationFiles('sqlite').filter((m) => m.version < '0105')) {
+      old.exec(sql);
+      old.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+    }
+    assert.ok(old.prepare("SELECT 1 FROM sqlite_master WHERE name = 'payments_by_receiving_address'").get(), 'the old schema');
+    const insert = old.prepare('INSERT INTO addresses (id, network, address, dest_tag, derivation_index, payment_id) VALUES (@id, @network, @address, @dest_tag, @derivation_index, @payment_id)');
+    for (const row of before0105) insert.run(row);
+    old.close();
+    db = openSqliteDatabase(file);
+  });
+
+  after(async () => {
+    await db?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('keeps every address as it was, and the guards that keep an address to one payment', async () => {
+    assert.deepEqual(await db.all<Row>('SELECT id, network, address, dest_tag, derivation_index, payment_id FROM addresses ORDER BY id'), before0105);
+    const indexes = await db.all<{ name: string; unique: number; partial: number }>("SELECT name, \"unique\", partial FROM pragma_index_list('addresses') ORDER BY name");
+    assert.deepEqual(
+      indexes.map((i) => [i.name, i.unique, i.partial]),
+      [
+        ['addresses_pool', 0, 1],
+        ['addresses_untagged', 1, 1],
+        ['sqlite_autoindex_addresses_1', 1, 0],
+      ],
+    );
+    const columns = await db.all<{ name: string }>("SELECT name FROM pragma_index_info('sqlite_autoindex_addresses_1')");
+    assert.deepEqual(columns.map((c) => c.name), ['network', 'address', 'dest_tag']);
+    await assert.rejects(db.run("INSERT INTO addresses (network, address, dest_tag) VALUES ('bitcoin', 'bc1qclaimed1', NULL)"), /UNIQUE/);
+    await assert.rejects(db.run("INSERT INTO addresses (network, address, dest_tag) VALUES ('ripple', 'rShared', '7')"), /UNIQUE/);
+    assert.equal(await db.get("SELECT 1 AS found FROM sqlite_master WHERE name = 'payments_by_receiving_address'"), undefined);
+    // The pool is read as before: the oldest unclaimed address of the network.
+    assert.deepEqual(await db.all("SELECT id FROM addresses INDEXED BY addresses_pool WHERE network = 'bitcoin' AND payment_id IS NULL ORDER BY id"), [{ id: 1 }]);
   });
 });
