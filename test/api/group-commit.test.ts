@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Database, Sql } from '../../api/db/database.ts';
-import { MAX_GROUP, openSqliteDatabase } from '../../api/db/sqlite-database.ts';
+import { FULL_ENOUGH_GROUP, MAX_GROUP, openSqliteDatabase } from '../../api/db/sqlite-database.ts';
 
 describe('group commit', () => {
   let dir: string;
@@ -54,6 +54,22 @@ describe('group commit', () => {
     assert.equal(await seenWhenSettled(db.grouped(insert('e'))), 5);
     assert.equal(await seenWhenSettled(db.grouped(insert('f'))), 6, 'writes asked for one after another commit one by one');
     assert.deepEqual(await stored(), ['a', 'b', 'c', 'd', 'e', 'f']);
+  });
+
+  test('a group smaller than FULL_ENOUGH_GROUP waits one more turn, and what arrives in it joins; a full one goes at once', async () => {
+    const first = db.grouped(insert('a'));
+    // The next turn of the event loop, as a request read from the socket meanwhile would be.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(committedRows(), 0, 'the small group has not been written yet');
+    const second = db.grouped(insert('b'));
+    assert.deepEqual(await Promise.all([seenWhenSettled(first), seenWhenSettled(second)]), [2, 2], 'both committed together');
+
+    const full = Array.from({ length: FULL_ENOUGH_GROUP }, (_, i) => db.grouped(insert(`full-${i}`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = db.grouped(insert('late'));
+    const seenFull = await Promise.all(full.map(seenWhenSettled));
+    assert.deepEqual(new Set(seenFull), new Set([2 + FULL_ENOUGH_GROUP]), 'the full group went without the next turn');
+    assert.equal(await seenWhenSettled(late), 3 + FULL_ENOUGH_GROUP);
   });
 
   test('rolls back a unit that throws, alone, and gives its caller the error', async () => {
