@@ -5,9 +5,9 @@
  */
 import type { Sql } from '../db/database.ts';
 
-// INDEXED BY: without statistics SQLite's planner prefers the UNIQUE payment_id index for
-// `payment_id IS NULL`, which walks every network's unclaimed rows on each create; the partial pool
-// index holds exactly one network's unclaimed rows in claim order.
+// INDEXED BY: without statistics SQLite's planner preferred the UNIQUE payment_id index (dropped by
+// migration 0105) for `payment_id IS NULL`, which walks every network's unclaimed rows on each
+// create; the partial pool index holds exactly one network's unclaimed rows in claim order.
 const POOL = { sqlite: 'addresses INDEXED BY addresses_pool', postgres: 'addresses' } as const;
 // A pooled address of a network on PostgreSQL, which has no INDEXED BY. With `network = ? ORDER BY
 // id` its planner may walk the primary key from the first address ever made, past every claimed
