@@ -152,7 +152,7 @@ function listSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], l
   return text;
 }
 
-// Filtered by ids, invoices or transaction ids: those name the rows, whatever else is asked.
+// Filtered by ids, invoices, transaction ids or a search: those name the rows, whatever else is asked.
 function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterName[], limit: number): string {
   const filters = filterSql(dialect);
   // Ids, transaction ids and a search name rows by primary key: the merchant is then checked on
