@@ -25,6 +25,8 @@ const BATCH = 100;
 
 /** Destination tags reserved at once per tagged network, and how few left start the next reservation. */
 export const TAG_BLOCK = 50;
+/** Indexes a claim tries before it gives up, should the ones it takes already be recorded. */
+const CLAIM_ATTEMPTS = 3;
 const TAG_LOW_WATER = 10;
 
 /** Reserved, unused derivation indexes of one tagged network, in the order reserved. */
@@ -235,21 +237,33 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
      * transaction, so a failed create hands nothing out.
      */
     async claim(addresses: AddressStore, network: string, paymentId: string): Promise<ReceivingAddress> {
-      if (registry.network(network).receiveMode === 'tagged') {
-        const fromIndex = takeTag(network) ?? (await reserve(addresses, network, 1)).fromIndex;
-        const address = await sharedAddress(addresses, network);
-        const destTag = String(fromIndex + 1);
-        await addresses.insertAddress(network, address, destTag, null, paymentId);
-        return { address, destTag };
+      const tagged = registry.network(network).receiveMode === 'tagged';
+      if (!tagged) {
+        lastClaimAt = Date.now();
+        const pooled = await addresses.claimPooled(network, paymentId);
+        countPoolClaim(network, pooled !== undefined);
+        if (pooled) return { address: pooled, destTag: null };
       }
-      lastClaimAt = Date.now();
-      const pooled = await addresses.claimPooled(network, paymentId);
-      countPoolClaim(network, pooled !== undefined);
-      if (pooled) return { address: pooled, destTag: null };
-      const { fromIndex, xpub } = await reserve(addresses, network, 1);
-      const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
-      await addresses.insertAddress(network, address, null, fromIndex, paymentId);
-      return { address, destTag: null };
+      // A new tag on the shared address, or a newly derived address. Should the counter have fallen
+      // behind the addresses recorded (a database restored or edited by hand), the row is already
+      // another payment's: it is left to that payment, the counter is moved past every recorded
+      // one and a fresh index taken. The payment never shows an address it does not own.
+      for (let attempt = 1; ; attempt++) {
+        if (tagged) {
+          const fromIndex = (attempt === 1 ? takeTag(network) : undefined) ?? (await reserve(addresses, network, 1)).fromIndex;
+          const address = await sharedAddress(addresses, network);
+          const destTag = String(fromIndex + 1);
+          if (await addresses.insertAddress(network, address, destTag, null, paymentId)) return { address, destTag };
+        } else {
+          const { fromIndex, xpub } = await reserve(addresses, network, 1);
+          const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
+          if (await addresses.insertAddress(network, address, null, fromIndex, paymentId)) return { address, destTag: null };
+        }
+        if (attempt === CLAIM_ATTEMPTS) throw new Error(`no unused receiving address on ${network} after ${CLAIM_ATTEMPTS} attempts: each one taken was already recorded for another payment`);
+        logger.error({ network }, 'a receiving address taken for a new payment was already recorded for another payment; the index counter is moved past the recorded ones');
+        tagBlocks.delete(network);
+        await addresses.raiseNextIndexPastRecorded(network);
+      }
     },
 
     /**

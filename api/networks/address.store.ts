@@ -59,6 +59,21 @@ export class AddressStore {
     await this.sql.run('DELETE FROM addresses WHERE network = ? AND payment_id IS NULL', [network]);
   }
 
+  /**
+   * Moves a network's next derivation index (or destination tag) past every one its addresses
+   * already use, should the counter have fallen behind them (a database restored or edited by hand):
+   * then an index it hands out is one no payment holds. Rare; it reads all of the network's rows.
+   */
+  async raiseNextIndexPastRecorded(network: string): Promise<void> {
+    const row = await this.sql.get<{ derived: number | string | null; tagged: number | string | null }>(
+      `SELECT MAX(derivation_index) AS derived, MAX(CAST(dest_tag AS BIGINT)) AS tagged FROM addresses WHERE network = ?`,
+      [network],
+    );
+    // A tag is its index plus one; an index is used by its own address.
+    const past = Math.max(row?.derived === null || row?.derived === undefined ? 0 : Number(row.derived) + 1, Number(row?.tagged ?? 0));
+    await this.sql.run('UPDATE hd_accounts SET next_index = ? WHERE network = ? AND next_index < ?', [past, network, past]);
+  }
+
   /** A network's account key. */
   async xpubOf(network: string): Promise<string | undefined> {
     return (await this.sql.get<{ xpub: string }>('SELECT xpub FROM hd_accounts WHERE network = ?', [network]))?.xpub;

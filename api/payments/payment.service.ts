@@ -31,7 +31,7 @@ interface OneStatementCreate {
   payment: Omit<NewPayment, 'addressTo' | 'destTag'>;
   receiving: OneStatementAddress;
 }
-/** The network's pool had no address left for the create: nothing was stored. */
+/** The network's pool had no address left for the create, or its tag was already recorded: nothing was stored. */
 const NO_ADDRESS = 'no address';
 /** The database could not take the statement, or it lost to another writer: nothing was stored. */
 const NOT_TRIED = 'not tried';

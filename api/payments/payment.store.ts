@@ -196,20 +196,24 @@ const INSERT_CLAIMING_POOLED = `WITH claimed AS (
   )
   INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to) SELECT ${NEW_PAYMENT_VALUES}, address FROM claimed
   RETURNING address_to AS "addressTo"`;
-// The shared address with the payment's own tag (as AddressStore.insertAddress).
+// The shared address with the payment's own tag (as AddressStore.insertAddress). A tag already
+// recorded for another payment stores nothing: the create then claims in a transaction, which
+// takes a fresh tag.
 const INSERT_TAGGED = `WITH tagged AS (
     INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (@network, @addressTo, @destTag, NULL, @id) ON CONFLICT DO NOTHING
+    RETURNING payment_id
   )
-  INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag) SELECT ${NEW_PAYMENT_VALUES}, @addressTo::text, @destTag::text
+  INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag) SELECT ${NEW_PAYMENT_VALUES}, @addressTo::text, @destTag::text FROM tagged
   RETURNING address_to AS "addressTo"`;
 
 // Several new payments in one statement (PostgreSQL), their fields as arrays of one element per
 // payment. Each network's pooled payments take that network's oldest unclaimed addresses, skipping
 // rows other creates are claiming, in the order the payments were given; a payment the pool has no
 // address left for is not stored (its caller creates it another way). Tagged payments bring their
-// address and tag, as INSERT_TAGGED. The rows go in the order of merchant, counter slot and expiry
-// minute, the order in which migration 0104 has every new payment take its counter rows, so two
-// such statements, or one and a single create, do not each hold a row the other waits for.
+// address and tag, as INSERT_TAGGED; one whose tag is already recorded is not stored either. The
+// rows go in the order of merchant, counter slot and expiry minute, the order in which migration
+// 0104 has every new payment take its counter rows, so two such statements, or one and a single
+// create, do not each hold a row the other waits for.
 const NEW_PAYMENTS_INPUT = `unnest(@id::text[], @merchantId::text[], @assetId::bigint[], @amount::text[], @confirmsNeeded::bigint[], @timeout::bigint[],
      @expiresAt::bigint[], @checkoutUrl::text[], @status::text[], @customerId::bigint[], @customerName::text[], @customerEmail::text[], @invoice::text[],
      @createdAt::bigint[], @updatedAt::bigint[], @priceAmount::text[], @priceCurrency::text[], @rateValue::text[], @rateSources::text[], @rateAt::bigint[],
@@ -238,6 +242,7 @@ export const INSERT_MANY = `WITH given AS MATERIALIZED (
     INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id)
     SELECT network, address_to, dest_tag, NULL, id FROM given WHERE address_to IS NOT NULL ORDER BY position
     ON CONFLICT DO NOTHING
+    RETURNING payment_id
   )
   INSERT INTO payments (${NEW_PAYMENT_COLUMNS}, address_to, dest_tag)
   SELECT given.id, given.merchant_id, given.asset_id, given.amount, given.confirms_needed, given.timeout, given.expires_at, given.checkout_url, given.status,
@@ -245,7 +250,7 @@ export const INSERT_MANY = `WITH given AS MATERIALIZED (
      given.price_amount, given.price_currency, given.rate_value, given.rate_sources, given.rate_at, given.tolerance_percent,
      coalesce(given.address_to, claimed.address), given.dest_tag
   FROM given LEFT JOIN claimed ON claimed.payment_id = given.id
-  WHERE given.address_to IS NOT NULL OR claimed.address IS NOT NULL
+  WHERE claimed.address IS NOT NULL OR given.id IN (SELECT payment_id FROM tagged)
   ORDER BY given.merchant_id, payment_counter_slot(given.id), given.expires_at / 60000, given.position
   RETURNING id, address_to AS "addressTo"`;
 
@@ -297,7 +302,8 @@ export class PaymentStore {
   /**
    * PostgreSQL: stores a new payment and takes its receiving address in one statement, all or
    * nothing without a transaction. Returns what it stored, or undefined when the network's pool
-   * had no address left (then nothing was stored).
+   * had no address left, or the tag was already recorded for another payment (then nothing was
+   * stored).
    */
   async insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, receiving: OneStatementAddress): Promise<NewPayment | undefined> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
@@ -306,14 +312,14 @@ export class PaymentStore {
       return row ? { ...payment, addressTo: row.addressTo, destTag: null } : undefined;
     }
     const tagged = { ...payment, addressTo: receiving.address, destTag: receiving.destTag };
-    await this.sql.get(INSERT_TAGGED, newPaymentParams(tagged, receiving.network));
-    return tagged;
+    return (await this.sql.get(INSERT_TAGGED, newPaymentParams(tagged, receiving.network))) ? tagged : undefined;
   }
 
   /**
    * PostgreSQL: stores several new payments and takes their receiving addresses in one statement,
    * all or nothing. Returns, in the order given, what each stored, or undefined for a pooled
-   * payment whose network's pool had no address left for it (that one was not stored).
+   * payment whose network's pool had no address left for it, or a tagged one whose tag was already
+   * recorded for another payment (that one was not stored).
    */
   async insertManyInOneStatement(items: ReadonlyArray<{ payment: Omit<NewPayment, 'addressTo' | 'destTag'>; receiving: OneStatementAddress }>): Promise<Array<NewPayment | undefined>> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');

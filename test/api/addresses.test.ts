@@ -387,3 +387,62 @@ describe('the address pool', () => {
     assert.equal((await addressPool.sizes()).bitcoin, 5);
   });
 });
+
+describe('a counter that fell behind the addresses recorded (a database restored or edited by hand)', () => {
+  let server: TestServer;
+  let api: Api;
+
+  before(async () => {
+    server = await startTestServer();
+    api = merchantApi(server, await server.createMerchant('Restored Shop'));
+  });
+  after(() => server.close());
+
+  const counter = async (network: string) => Number((await server.services.db.get<{ next_index: number | string }>('SELECT next_index FROM hd_accounts WHERE network = ?', [network]))!.next_index);
+  const rowsOf = async (paymentId: string) =>
+    server.services.db.all<{ address: string; dest_tag: string | null; derivation_index: number | null }>('SELECT address, dest_tag, derivation_index FROM addresses WHERE payment_id = ?', [paymentId]);
+
+  test('an XRP payment never takes a tag recorded for another payment: it gets a fresh one, and so do the next', async () => {
+    const xrp = { short: 'XRP', network: 'ripple' };
+    const first = (await api.post('/payment', { amount: '1', asset: xrp })).body;
+    const other = (await api.post('/payment', { amount: '1', asset: { short: 'BTC', network: 'bitcoin' } })).body;
+    // Every tag this process holds in reserve, and more, is already another payment's; the counter is back at 0.
+    const highest = (await counter('ripple')) + 100;
+    for (let tag = 1; tag <= highest; tag++) {
+      if (String(tag) === first.destTag) continue;
+      await server.services.db.run('INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, NULL, ?)', ['ripple', first.addressTo, String(tag), other.id]);
+    }
+    await server.services.db.run("UPDATE hd_accounts SET next_index = 0 WHERE network = 'ripple'");
+
+    const created = [];
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await api.post('/payment', { amount: '1', asset: xrp });
+      assert.equal(status, 200, JSON.stringify(body));
+      created.push(body);
+    }
+    for (const payment of created) {
+      assert.equal(payment.addressTo, first.addressTo);
+      assert.ok(Number(payment.destTag) > highest, `tag ${payment.destTag} is past every recorded one (${highest})`);
+      assert.deepEqual(await rowsOf(payment.id), [{ address: first.addressTo, dest_tag: payment.destTag, derivation_index: null }]);
+    }
+    assert.equal(new Set(created.map((p) => p.destTag)).size, 3);
+    assert.ok((await counter('ripple')) >= highest);
+  });
+
+  test('a payment never takes a derived address recorded for another payment: it gets the next unused index', async () => {
+    const btc = { short: 'BTC', network: 'bitcoin' };
+    const earlier = [];
+    for (let i = 0; i < 2; i++) earlier.push((await api.post('/payment', { amount: '1', asset: btc })).body);
+    const used = await counter('bitcoin');
+    await server.services.db.run("UPDATE hd_accounts SET next_index = 0 WHERE network = 'bitcoin'");
+
+    const { status, body } = await api.post('/payment', { amount: '1', asset: btc });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.ok(!earlier.some((p) => p.addressTo === body.addressTo), 'not an address another payment shows');
+    const [row] = await rowsOf(body.id);
+    assert.equal(row!.address, body.addressTo);
+    assert.equal(row!.derivation_index, used, 'derived at the first index no address uses');
+    assert.equal(await counter('bitcoin'), used + 1);
+    for (const payment of earlier) assert.equal((await rowsOf(payment.id))[0]!.address, payment.addressTo, 'the earlier payments keep their own addresses');
+  });
+});

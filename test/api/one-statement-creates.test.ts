@@ -114,6 +114,36 @@ describe('creates asked for together on PostgreSQL', { skip: testClusterUrl() ? 
     assert.notEqual(stored[0]!.addressTo, stored[2]!.addressTo);
   });
 
+  test('store nothing for a tag already recorded for another payment: alone or in a statement of several, the others are stored', async () => {
+    await server.services.addressPool.refill();
+    const store = server.services.uow.stores.payments;
+    const shared = (await create(XRP)).addressTo;
+    const ripple = (await server.services.db.get<{ id: number }>("SELECT id FROM assets WHERE short = 'XRP' AND network = 'ripple'"))!.id;
+    const bitcoin = (await server.services.db.get<{ id: number }>("SELECT id FROM assets WHERE short = 'BTC' AND network = 'bitcoin'"))!.id;
+    const owner = (await create(BTC)).id;
+    const taken = String(4_000_000_000 + Math.floor(Math.random() * 1_000_000));
+    await server.services.db.run('INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, NULL, ?)', ['ripple', shared, taken, owner]);
+    const tagged = (destTag: string) => ({ network: 'ripple', pooled: false, address: shared, destTag }) as const;
+    const expiresAt = Date.now() + 900_000;
+
+    const alone = newPayment(ripple, randomUUID(), expiresAt);
+    assert.equal(await store.insertInOneStatement(alone, tagged(taken)), undefined);
+    const free = String(Number(taken) + 1);
+    const items = [
+      { payment: newPayment(bitcoin, randomUUID(), expiresAt), receiving: { network: 'bitcoin', pooled: true } as const },
+      { payment: newPayment(ripple, randomUUID(), expiresAt), receiving: tagged(taken) },
+      { payment: newPayment(ripple, randomUUID(), expiresAt), receiving: tagged(free) },
+    ];
+    const stored = await store.insertManyInOneStatement(items);
+    assert.equal(stored[1], undefined, 'the recorded tag stored nothing');
+    assert.equal(stored[2]?.destTag, free);
+    assert.ok(stored[0]?.addressTo);
+    const rows = await server.services.db.all<{ id: string }>('SELECT id FROM payments WHERE id IN (?, ?, ?, ?)', [alone.id, ...items.map((item) => item.payment.id)]);
+    assert.deepEqual(rows.map((row) => row.id).sort(), [items[0]!.payment.id, items[2]!.payment.id].sort());
+    assert.deepEqual(await server.services.db.all<{ payment_id: string }>("SELECT payment_id FROM addresses WHERE network = 'ripple' AND dest_tag = ?", [taken]), [{ payment_id: owner }]);
+    assert.equal((await receivingOf(items[2]!.payment.id))?.dest_tag, free);
+  });
+
   test(`split more than ${MAX_CREATES_IN_ONE_STATEMENT} creates asked for together over several statements`, async () => {
     await server.services.addressPool.refill();
     const before = sharedStatements();
