@@ -249,18 +249,21 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
       // another payment's: it is left to that payment, the counter is moved past every recorded
       // one and a fresh index taken. The payment never shows an address it does not own.
       for (let attempt = 1; ; attempt++) {
+        let taken: { address: string; destTag: string | null; index: number };
         if (tagged) {
           const fromIndex = (attempt === 1 ? takeTag(network) : undefined) ?? (await reserve(addresses, network, 1)).fromIndex;
-          const address = await sharedAddress(addresses, network);
-          const destTag = String(fromIndex + 1);
-          if (await addresses.insertAddress(network, address, destTag, null, paymentId)) return { address, destTag };
+          taken = { address: await sharedAddress(addresses, network), destTag: String(fromIndex + 1), index: fromIndex };
+          if (await addresses.insertAddress(network, taken.address, taken.destTag, null, paymentId)) return { address: taken.address, destTag: taken.destTag };
         } else {
           const { fromIndex, xpub } = await reserve(addresses, network, 1);
-          const address = derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain);
-          if (await addresses.insertAddress(network, address, null, fromIndex, paymentId)) return { address, destTag: null };
+          taken = { address: derivers[network]?.(fromIndex) ?? deriveReceiveAddress(xpub, network, fromIndex, registry.network(network).chain), destTag: null, index: fromIndex };
+          if (await addresses.insertAddress(network, taken.address, null, fromIndex, paymentId)) return { address: taken.address, destTag: null };
         }
         if (attempt === CLAIM_ATTEMPTS) throw new Error(`no unused receiving address on ${network} after ${CLAIM_ATTEMPTS} attempts: each one taken was already recorded for another payment`);
-        logger.error({ network }, 'a receiving address taken for a new payment was already recorded for another payment; the index counter is moved past the recorded ones');
+        logger.error(
+          { network, address: taken.address, destTag: taken.destTag, index: taken.index, paymentId, attempt },
+          'a receiving address taken for a new payment was already recorded for another payment; the index counter is moved past the recorded ones',
+        );
         tagBlocks.delete(network);
         await addresses.raiseNextIndexPastRecorded(network);
       }

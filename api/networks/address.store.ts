@@ -27,6 +27,9 @@ export const CLAIM_POOLED = {
     RETURNING address`,
 } as const;
 
+/** The largest destination tag (XRP's is an unsigned 32-bit integer). */
+const MAX_TAG = 4_294_967_295;
+
 /** SQL for addresses and HD accounts, on the database or inside one transaction. */
 export class AddressStore {
   constructor(private readonly sql: Sql) {}
@@ -65,8 +68,14 @@ export class AddressStore {
    * then an index it hands out is one no payment holds. Rare; it reads all of the network's rows.
    */
   async raiseNextIndexPastRecorded(network: string): Promise<void> {
+    // Only what a tag can be (digits alone, at most 4294967295) counts: a row edited by hand to hold
+    // anything else can neither fail the count nor move it past the tags a payer can send. The
+    // nested CASE casts only digits (PostgreSQL does not promise to evaluate AND left to right).
+    const digits = this.sql.dialect.name === 'postgres' ? "dest_tag ~ '^[0-9]{1,10}$'" : "dest_tag NOT GLOB '*[^0-9]*' AND length(dest_tag) BETWEEN 1 AND 10";
     const row = await this.sql.get<{ derived: number | string | null; tagged: number | string | null }>(
-      `SELECT MAX(derivation_index) AS derived, MAX(CAST(dest_tag AS BIGINT)) AS tagged FROM addresses WHERE network = ?`,
+      `SELECT MAX(derivation_index) AS derived,
+         MAX(CASE WHEN ${digits} THEN CASE WHEN CAST(dest_tag AS BIGINT) <= ${MAX_TAG} THEN CAST(dest_tag AS BIGINT) END END) AS tagged
+       FROM addresses WHERE network = ?`,
       [network],
     );
     // A tag is its index plus one; an index is used by its own address.

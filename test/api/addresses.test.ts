@@ -412,6 +412,10 @@ describe('a counter that fell behind the addresses recorded (a database restored
       if (String(tag) === first.destTag) continue;
       await server.services.db.run('INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, NULL, ?)', ['ripple', first.addressTo, String(tag), other.id]);
     }
+    // Rows edited by hand into what no tag can be count for nothing.
+    for (const tag of ['not-a-tag', '4294967296', '12345678901']) {
+      await server.services.db.run('INSERT INTO addresses (network, address, dest_tag, derivation_index, payment_id) VALUES (?, ?, ?, NULL, ?)', ['ripple', first.addressTo, tag, other.id]);
+    }
     await server.services.db.run("UPDATE hd_accounts SET next_index = 0 WHERE network = 'ripple'");
 
     const created = [];
@@ -423,6 +427,7 @@ describe('a counter that fell behind the addresses recorded (a database restored
     for (const payment of created) {
       assert.equal(payment.addressTo, first.addressTo);
       assert.ok(Number(payment.destTag) > highest, `tag ${payment.destTag} is past every recorded one (${highest})`);
+      assert.ok(Number(payment.destTag) <= highest + 10, `tag ${payment.destTag} follows the highest recorded tag, not a row edited into no tag`);
       assert.deepEqual(await rowsOf(payment.id), [{ address: first.addressTo, dest_tag: payment.destTag, derivation_index: null }]);
     }
     assert.equal(new Set(created.map((p) => p.destTag)).size, 3);
