@@ -427,7 +427,8 @@ describe('a counter that fell behind the addresses recorded (a database restored
     for (const payment of created) {
       assert.equal(payment.addressTo, first.addressTo);
       assert.ok(Number(payment.destTag) > highest, `tag ${payment.destTag} is past every recorded one (${highest})`);
-      assert.ok(Number(payment.destTag) <= highest + 10, `tag ${payment.destTag} follows the highest recorded tag, not a row edited into no tag`);
+      // Blocks of tags reserved meanwhile may come first; a row edited into no tag (4294967296) may not.
+      assert.ok(Number(payment.destTag) < 1_000_000, `tag ${payment.destTag} follows the recorded tags, not a row edited into no tag`);
       assert.deepEqual(await rowsOf(payment.id), [{ address: first.addressTo, dest_tag: payment.destTag, derivation_index: null }]);
     }
     assert.equal(new Set(created.map((p) => p.destTag)).size, 3);
