@@ -40,6 +40,12 @@ export interface Dialect {
    * written by one statement: atomic without a transaction, and one round trip instead of four.
    */
   readonly writingWith: boolean;
+  /**
+   * Whether a subquery may read the columns of the rows before it in FROM (`CROSS JOIN LATERAL`,
+   * PostgreSQL): one statement then runs another once per row of a list, several reads in one
+   * round trip.
+   */
+  readonly joinsLateral: boolean;
 }
 
 /** Something that runs SQL: the database (each statement on its own) or one transaction. */

@@ -25,6 +25,7 @@ const dialect: Dialect = {
   skipLocked: ' FOR UPDATE SKIP LOCKED',
   forKeyShare: ' FOR KEY SHARE',
   writingWith: true,
+  joinsLateral: true,
 };
 
 // Any number that fits in a double is read as a number: epoch milliseconds, counts, ids.
@@ -118,7 +119,12 @@ function sqlOn(on: Queryable): Sql {
 
 /** Opens a pool on `url`, checks the server answers and runs pending migrations under a lock. */
 export async function openPostgresDatabase(url: string, logger: Logger, options: { poolSize?: number } = {}): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, types });
+  // JIT compilation is off in the service's sessions (unless DATABASE_URL names `options` of its
+  // own): its statements are short and bounded by design, but a generic plan's estimate can pass
+  // jit_above_cost (a LIMIT or a list the planner cannot see), and PostgreSQL then spends
+  // milliseconds compiling a statement that runs in a tenth of one (5 ms against 0.1, measured on
+  // list pages read together).
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, types, options: '-c jit=off' });
   // An idle connection the server drops (a restart) is reported here; the next checkout makes a new
   // one. One short line: pg-pool hangs the whole client object on the error it emits.
   pool.on('error', (err) => logger.warn(lostConnection(err), 'a pooled PostgreSQL connection failed; it will be replaced'));

@@ -43,6 +43,7 @@ const dialect: Dialect = {
   skipLocked: '',
   forKeyShare: '',
   writingWith: false,
+  joinsLateral: false,
 };
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;

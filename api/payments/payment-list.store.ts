@@ -166,7 +166,7 @@ function boundedListSql(dialect: Dialect, kind: 'count' | 'page', used: FilterNa
   // column, SQLite may prefer walking the merchant's whole history in index order to skip the sort.
   return kind === 'count'
     ? `SELECT COUNT(*) AS total FROM payments WHERE ${where}`
-    : `SELECT id, version, status, expires_at FROM payments WHERE ${where} ORDER BY (created_at + 0) DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+    : `SELECT id, version, status, expires_at, created_at FROM payments WHERE ${where} ORDER BY (created_at + 0) DESC, id DESC LIMIT ${limit} OFFSET @offset`;
 }
 
 // No filter, or statuses alone: the history can be any size, so nothing may walk it. The total is
@@ -183,7 +183,7 @@ function unboundedListSql(dialect: Dialect, kind: 'count' | 'page', statuses: re
     const correction = wanted.includes('OPEN') === wanted.includes('EXPIRED') ? '' : wanted.includes('OPEN') ? ` - ${unswept}` : ` + ${unswept}`;
     return `SELECT ${sum}${correction} AS total`;
   }
-  if (all) return `SELECT id, version, status, expires_at FROM payments WHERE merchant_id = @merchantId ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+  if (all) return `SELECT id, version, status, expires_at, created_at FROM payments WHERE merchant_id = @merchantId ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
   const parts = wanted.flatMap((s) => statusParts(dialect, s));
   const union = parts
     .map(
@@ -193,10 +193,10 @@ function unboundedListSql(dialect: Dialect, kind: 'count' | 'page', statuses: re
           ORDER BY ${sorted ? '(created_at + 0)' : 'created_at'} DESC, id DESC LIMIT ${gate ? `CASE WHEN ${gate} THEN @window ELSE 0 END` : '@window'}) AS part${i}`,
     )
     .join(' UNION ALL ');
-  return `SELECT id, version, status, expires_at FROM (${union}) AS merged ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
+  return `SELECT id, version, status, expires_at, created_at FROM (${union}) AS merged ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET @offset`;
 }
 
-/** The SQL and parameters of one page of a merchant's matching payments (stamps only), newest first. */
+/** The SQL and parameters of one page of a merchant's matching payments (stamps and creation time), newest first. */
 export function planPage(dialect: Dialect, merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): PlannedQuery {
   // The limit is written into the SQL text: a bounded set of texts is prepared and kept.
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`page limit ${limit} is not a whole number from 1 to ${MAX_LIMIT}`);
@@ -220,4 +220,46 @@ export function planCount(dialect: Dialect, merchantId: string, filters: Payment
 function onlyUsed(text: string, params: Record<string, unknown>): Record<string, unknown> {
   for (const name of ['now', 'statuses', 'expiryMinute', 'minuteStart']) if (!text.includes(`@${name}`)) delete params[name];
   return params;
+}
+
+const PARAMETER = /@([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * Pages planned with one text (`planPage`), as one statement for a database that joins LATERAL
+ * (PostgreSQL): each page's parameters are one JSON object of the `@batch` list, and the page's
+ * statement runs once per object, reading its `@name`s from it (whole numbers as bigint, texts as
+ * text). Rows carry `batch_index`, the page's place in `pages` from 1, and come ordered by it,
+ * each page's rows newest first. Undefined when the pages cannot go together: a text with
+ * positional parameters, or parameters other than texts and whole numbers, or of different kinds
+ * from page to page.
+ */
+export function planPagesTogether(text: string, pages: ReadonlyArray<Record<string, unknown>>): PlannedQuery | undefined {
+  if (text.includes('?') || pages.length === 0) return undefined;
+  const kinds = new Map<string, 'text' | 'bigint'>();
+  for (const [name, value] of Object.entries(pages[0]!)) {
+    if (typeof value === 'string') kinds.set(name, 'text');
+    else if (Number.isSafeInteger(value)) kinds.set(name, 'bigint');
+    else return undefined;
+  }
+  for (const page of pages) {
+    const names = Object.keys(page);
+    if (names.length !== kinds.size) return undefined;
+    for (const name of names) {
+      const value = page[name];
+      if (kinds.get(name) !== (typeof value === 'string' ? 'text' : Number.isSafeInteger(value) ? 'bigint' : undefined)) return undefined;
+    }
+  }
+  let complete = true;
+  const inner = text.replace(PARAMETER, (_match, name: string) => {
+    const kind = kinds.get(name);
+    if (kind === undefined) complete = false;
+    return kind === 'bigint' ? `CAST(batch.p->>'${name}' AS bigint)` : `(batch.p->>'${name}')`;
+  });
+  if (!complete) return undefined;
+  return {
+    text: `SELECT batch.n AS batch_index, page.id, page.version, page.status, page.expires_at
+      FROM json_array_elements(CAST(@batch AS json)) WITH ORDINALITY AS batch(p, n) CROSS JOIN LATERAL (${inner}) AS page
+      ORDER BY batch.n, page.created_at DESC, page.id DESC`,
+    params: { batch: JSON.stringify(pages) },
+  };
 }

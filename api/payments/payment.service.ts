@@ -17,12 +17,14 @@ import { createPaymentStamps } from './payment-stamps.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
-import type { FiatPrice, LockedRate, NewPayment, Payment, PaymentTransaction } from './payment.store.ts';
+import type { FiatPrice, LockedRate, NewPayment, PageRequest, Payment, PaymentTransaction, StampedId } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 import { oneAtATime, perTurn, type Waiting } from '../shared/per-turn.ts';
 
 /** At most this many creates share a statement (PostgreSQL). */
 export const MAX_CREATES_IN_ONE_STATEMENT = 50;
+/** At most this many lists' pages share a statement (PostgreSQL). */
+export const PAGES_IN_ONE_STATEMENT = 50;
 /** How long a statement of creates holds back the next group before it starts beside it (ms). */
 export const GROUP_PATIENCE_MS = 100;
 
@@ -201,12 +203,27 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     }),
   );
 
+  // On PostgreSQL the pages of the lists of one turn go to the database together, at its end (after
+  // each of those lists began): those planned alike in one statement, one round trip for all.
+  const pageInTheTurn = perTurn<PageRequest, StampedId[]>(
+    (lists) =>
+      Promise.all(
+        store.pages(lists.map((list) => list.item)).map((page, i) =>
+          page.then(
+            (stamps) => lists[i]!.resolve(stamps),
+            (error: unknown) => lists[i]!.reject(error),
+          ),
+        ),
+      ).then(() => undefined),
+    PAGES_IN_ONE_STATEMENT,
+  );
+
   async function listPage(merchant: Merchant, query: SearchPaymentsQuery, now: number, offset: number, limit: number) {
     if (!uow.shared) return listInTheTurn((stores) => listIn(stores, merchant, query, now, offset, limit));
     // On PostgreSQL most pages need one statement, which is a snapshot by itself: the page tells its
     // total and every record on it is rendered at the version listed. Anything else is read again
     // in one read transaction.
-    const stamps = await store.page(merchant.id, query, now, offset, limit);
+    const stamps = await pageInTheTurn({ merchantId: merchant.id, filters: query, now, offset, limit });
     const total = totalFromPage(stamps.length, offset, limit);
     if (total !== undefined) {
       const cached = stamps.map((stamp) => views.get(stamp.id, stamp, now));

@@ -1,8 +1,8 @@
-import { jsonTextList, type Sql } from '../db/database.ts';
+import { DatabaseUnavailable, jsonTextList, type Sql } from '../db/database.ts';
 import type { OneStatementAddress } from '../networks/address-pool.ts';
 import { POOL_ON_POSTGRES } from '../networks/address.store.ts';
 import { type Customer, type CustomerColumns, customerColumns, customerFromColumns } from '../shared/customer.ts';
-import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage } from './payment-list.store.ts';
+import { OPEN_PAST_EXPIRY, type PaymentFilters, planCount, planPage, planPagesTogether, type PlannedQuery } from './payment-list.store.ts';
 import type { PaymentException } from './payment-exception.ts';
 import type { PaymentStatus } from './payment-status.ts';
 import type { PaymentStamp } from './payment-view-cache.ts';
@@ -58,6 +58,15 @@ export type NewPayment = Omit<Payment, 'version' | 'exception'>;
 /** A payment's id with what decides whether a rendered view of it still holds. */
 export interface StampedId extends PaymentStamp {
   id: string;
+}
+
+/** One page of a merchant's matching payments, as `PaymentStore.page` takes it. */
+export interface PageRequest {
+  merchantId: string;
+  filters: PaymentFilters;
+  now: number;
+  offset: number;
+  limit: number;
 }
 
 /** A stamp with the merchant who owns the payment. */
@@ -418,9 +427,60 @@ export class PaymentStore {
 
   /** One page of a merchant's matching payments (stamps only), newest first. */
   async page(merchantId: string, filters: PaymentFilters, now: number, offset: number, limit: number): Promise<StampedId[]> {
-    const { text, params } = planPage(this.sql.dialect, merchantId, filters, now, offset, limit);
+    return this.readPage(planPage(this.sql.dialect, merchantId, filters, now, offset, limit));
+  }
+
+  private async readPage({ text, params }: PlannedQuery): Promise<StampedId[]> {
     const rows = await this.sql.all<StampRow>(text, params);
     return rows.map(toStamp);
+  }
+
+  /**
+   * The pages of several lists (those of one turn of the event loop), each settled alone, like
+   * `page` for each. Where the database joins LATERAL (PostgreSQL), the pages planned with the same
+   * text go as one statement: one round trip for all of them (not a search: the planner weighs each
+   * term alone). Should that statement fail for another reason than the database being
+   * unavailable, each of its pages is read alone, so a page that cannot be read fails alone.
+   */
+  pages(requests: readonly PageRequest[]): Array<Promise<StampedId[]>> {
+    const results: Array<Promise<StampedId[]>> = [];
+    const planned: PlannedQuery[] = [];
+    const byText = new Map<string, number[]>();
+    for (const [i, { merchantId, filters, now, offset, limit }] of requests.entries()) {
+      try {
+        planned[i] = planPage(this.sql.dialect, merchantId, filters, now, offset, limit);
+      } catch (error) {
+        results[i] = Promise.reject(error);
+        continue;
+      }
+      // A search term's plan (an address, an id or an invoice) is left to the planner, alone.
+      if (filters.search !== undefined) {
+        results[i] = this.readPage(planned[i]!);
+        continue;
+      }
+      const same = byText.get(planned[i]!.text);
+      if (same) same.push(i);
+      else byText.set(planned[i]!.text, [i]);
+    }
+    for (const [text, indexes] of byText) {
+      const together = this.sql.dialect.joinsLateral && indexes.length > 1 ? planPagesTogether(text, indexes.map((i) => planned[i]!.params)) : undefined;
+      if (!together) {
+        for (const i of indexes) results[i] = this.readPage(planned[i]!);
+        continue;
+      }
+      const read = this.sql.all<StampRow & { batch_index: number }>(together.text, together.params).then((rows) => {
+        const pages = indexes.map((): StampedId[] => []);
+        for (const row of rows) pages[row.batch_index - 1]!.push(toStamp(row));
+        return pages;
+      });
+      for (const [k, i] of indexes.entries()) {
+        results[i] = read.then(
+          (pages) => pages[k]!,
+          (error: unknown) => (error instanceof DatabaseUnavailable ? Promise.reject(error) : this.readPage(planned[i]!)),
+        );
+      }
+    }
+    return results;
   }
 
   /** How many of a merchant's payments match. */

@@ -318,13 +318,16 @@ describe('a payment list read while another process writes', () => {
     let pagesRead = 0;
     const raced = <S extends AnyStores>(stores: S): S => {
       const store = stores.payments;
-      const page = store.page.bind(store);
-      store.page = async (...args) => {
-        const result = await page(...args);
+      const afterPage = async <T>(result: T): Promise<T> => {
         pagesRead++;
         if (completed < ids.length) assert.equal(await other.run(`UPDATE payments SET status = 'COMPLETE' WHERE id = ?`, [ids[completed++]]), 1);
         return result;
       };
+      const page = store.page.bind(store);
+      store.page = async (...args) => afterPage(await page(...args));
+      // The pages of one turn's lists, read together (PostgreSQL).
+      const pages = store.pages.bind(store);
+      store.pages = (requests) => pages(requests).map((read) => read.then(afterPage));
       return stores;
     };
     const base = createUnitOfWork(db);
