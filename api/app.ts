@@ -10,7 +10,7 @@ import { loadPageAssets } from './checkout/page-assets.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { loadDashboardAssets } from './dashboard/dashboard-page.ts';
 import { chain } from './http/chain.ts';
-import { hotRoutes } from './http/hot-routes.ts';
+import { takeHotRoutesFirst } from './http/hot-routes.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createMerchantAuth } from './merchants/merchant-auth.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -124,14 +124,18 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
     maxStreamsPerClient: config.sseMaxStreamsPerClient,
   });
   const payments = paymentRoutes(services.payments, services.registry, auth);
-  // The polled GETs and the create go straight to the handlers the routers below run for them (http/hot-routes.ts).
-  app.use(
-    hotRoutes([
+  const errors = errorHandler(services.logger);
+  // The polled GETs and the create go straight to the handlers the routers below run for them,
+  // before the router is entered at all (http/hot-routes.ts).
+  takeHotRoutesFirst(
+    app,
+    [
       { prefix: '/v2/checkout/', handler: chain(everyResponse, checkout.view) },
       { prefix: '/v2/payment/', handler: chain(everyResponse, payments.record) },
       { path: '/v2/payment', handler: chain(everyResponse, payments.list) },
       { path: '/v2/payment', method: 'POST', handler: chain(everyResponse, payments.create) },
-    ]),
+    ],
+    errors,
   );
   app.use(everyResponse);
 
@@ -171,7 +175,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
 
   app.use(methodNotAllowed(openApi.paths as Record<string, object>, '/v2'));
   app.use(notFoundHandler);
-  app.use(errorHandler(services.logger));
+  app.use(errors);
   return app;
 }
 

@@ -1,14 +1,15 @@
 /**
  * @module The hot routes, the GETs that are polled (a payer's page watching its payment, a
- * merchant's backend polling one or a list) and the create, dispatched straight to their handlers,
- * ahead of Express's layer-by-layer matching:
- * the same handler chains the router runs for those paths, found by one prefix test instead of a
- * path match per layer and mounted router. Only the plain form is taken here, `<prefix><id>` with
- * an id of letters, digits and hyphens (or the exact path of a list) and any query string; anything else (HEAD, an encoded or
- * trailing-slash path, other letter case, a longer path) goes on to the router as before, which
- * answers it exactly as it always has.
+ * merchant's backend polling one or a list) and the create, dispatched straight to their handlers
+ * before Express's router is entered: the same handler chains the router runs for those paths,
+ * found by one prefix or path test instead of a path match per layer and mounted router. Only the
+ * plain form is taken here, `<prefix><id>` with an id of letters, digits and hyphens (or the exact
+ * path of a list) and any query string; anything else (HEAD, an encoded or trailing-slash path,
+ * other letter case, a longer path) goes on to the router as before, which answers it exactly as it
+ * always has.
  */
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * A hot route and its handler chain, as the router would run it: a GET at `prefix` followed by an
@@ -18,30 +19,64 @@ export type HotRoute = { prefix: string; handler: RequestHandler } | { path: str
 
 const PLAIN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
-/** The middleware, first in the app: takes the plain forms of these routes, passes on everything else. */
-export function hotRoutes(routes: readonly HotRoute[]): RequestHandler {
-  return (req, res, next) => {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'POST') {
-      next();
+/** The hot route a request takes, with `req.params` set; undefined for anything the router serves. */
+function hotRouteOf(routes: readonly HotRoute[], req: Request): HotRoute | undefined {
+  const method = req.method;
+  if (method !== 'GET' && method !== 'POST') return undefined;
+  const url = req.url;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  for (const route of routes) {
+    if ('path' in route) {
+      if (path !== route.path || method !== (route.method ?? 'GET')) continue;
+      req.params = {};
+    } else {
+      if (method !== 'GET' || !path.startsWith(route.prefix)) continue;
+      const id = path.slice(route.prefix.length);
+      if (!PLAIN_ID.test(id)) return undefined;
+      req.params = { id };
+    }
+    return route;
+  }
+  return undefined;
+}
+
+/**
+ * Makes `app` take the plain forms of these routes before its router runs at all: the request gets
+ * what Express gives every request (its request and response prototypes, `res.locals`,
+ * `originalUrl`) and goes straight to the route's handler chain; an error it passes on goes to
+ * `onError`, the app's last error handler. Everything else goes to the router as before. The
+ * router's own entry (its URL parsing, layer walk and restore of the request's fields) cost about
+ * 40 µs a create and a tenth of a read, profiled.
+ */
+export function takeHotRoutesFirst(app: Express, routes: readonly HotRoute[], onError: ErrorRequestHandler): void {
+  // `handle` is where Express takes a request in (the app itself is `(req, res, next) => app.handle(req, res, next)`).
+  const entry = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, callback?: (error?: unknown) => void): void };
+  const viaRouter = entry.handle.bind(app);
+  entry.handle = (incoming, outgoing, callback) => {
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    const route = hotRouteOf(routes, req);
+    if (!route) {
+      viaRouter(req, res, callback);
       return;
     }
-    const url = req.url;
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
-    for (const route of routes) {
-      if ('path' in route) {
-        if (path !== route.path || method !== (route.method ?? 'GET')) continue;
-        req.params = {};
-      } else {
-        if (method !== 'GET' || !path.startsWith(route.prefix)) continue;
-        const id = path.slice(route.prefix.length);
-        if (!PLAIN_ID.test(id)) break;
-        req.params = { id };
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals ??= Object.create(null) as Response['locals'];
+    req.originalUrl ??= req.url;
+    req.baseUrl = '';
+    route.handler(req, res, (error?: unknown) => {
+      // A chain that declines ('route', or nothing to say) is the router's to serve.
+      if (error === undefined || error === 'route' || error === 'router') {
+        viaRouter(req, res, callback);
+        return;
       }
-      route.handler(req, res, next);
-      return;
-    }
-    next();
+      // The error handler passes on only an error it cannot answer (the answer was begun): the
+      // connection is closed, as Express's final handler does.
+      void onError(error, req, res, () => req.socket.destroy());
+    });
   };
 }

@@ -4,7 +4,10 @@
  * answer alike: the same status, body and headers, errors included.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createApp } from '../../api/app.ts';
 import { merchantApi, sign, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -113,6 +116,42 @@ describe('GETs dispatched directly answer as the router does', () => {
       const timeless = (body: string) => body.replace(/"serverTime":"[^"]+"/, '');
       assert.deepEqual({ ...direct, body: timeless(direct.body) }, { ...routed, body: timeless(routed.body), requestId: direct.requestId, rateLimit: direct.rateLimit }, `GET /v2/checkout/${path}`);
       assert.match(direct.rateLimit ?? '', /^"public";r=\d+;t=\d+$/);
+    }
+  });
+
+  test("never enters Express's router for the plain forms, and enters it for every other form", async () => {
+    // An app of its own over the same services, with its router's entry counted.
+    const app = createApp(server.services);
+    const router = (app as unknown as { router: { handle(...args: unknown[]): void } }).router;
+    const routerHandle = router.handle.bind(router);
+    let entered = 0;
+    router.handle = (...args: unknown[]) => {
+      entered++;
+      routerHandle(...args);
+    };
+    const listener = http.createServer(app);
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v2`;
+    try {
+      const raw = JSON.stringify({ amount: '0.1', asset: BTC, invoice: 'router-count' });
+      const signed = { 'API-KEY': keys.apiKey, 'X-HMAC': sign(raw, keys.secretKey), 'Content-Type': 'application/json' };
+      const hot: Array<[string, Record<string, string>, string?]> = [
+        [`/payment/${id}`, { 'API-KEY': keys.apiKey }],
+        ['/payment?statuses=OPEN', { 'API-KEY': keys.apiKey }],
+        [`/checkout/${id}`, {}],
+        ['/payment/00000000-0000-4000-8000-000000000000', { 'API-KEY': keys.apiKey }],
+        [`/payment/${id}`, {}],
+        ['/payment', signed, raw],
+        ['/payment', { ...signed, 'X-HMAC': 'f'.repeat(64) }, raw],
+      ];
+      const statuses = [];
+      for (const [path, headers, body] of hot) statuses.push((await answer(`${base}${path}`, headers, body)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 404, 401, 200, 401]);
+      assert.equal(entered, 0, 'the router was entered for a plain form');
+      for (const path of [`/payment/${id}/`, `/checkout/${id}/`, '/assets', `/payment/${id.toUpperCase()}x/`]) await answer(`${base}${path}`, { 'API-KEY': keys.apiKey });
+      assert.equal(entered, 4);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
   });
 });
