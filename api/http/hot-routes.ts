@@ -69,8 +69,9 @@ export function takeHotRoutesFirst(app: Express, routes: readonly HotRoute[], on
     req.originalUrl ??= req.url;
     req.baseUrl = '';
     route.handler(req, res, (error?: unknown) => {
-      // A chain that declines ('route', or nothing to say) is the router's to serve.
-      if (error === undefined || error === 'route' || error === 'router') {
+      // A chain that declines ('route', or no error: undefined, null, false, as the router reads
+      // them) is the router's to serve; so is 'router', which no hot route passes.
+      if (!error || error === 'route' || error === 'router') {
         viaRouter(req, res, callback);
         return;
       }

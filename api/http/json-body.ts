@@ -32,7 +32,8 @@ const tooLarge = () => new ApiError(413, 'payload-too-large', 'The request body 
 export const readRawBody: RequestHandler = (req, _res, next) => {
   const headers = req.headers;
   const declared = headers['content-length'];
-  if (headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0')) {
+  // A body is announced by chunks or by any Content-Length (`0` reads as an empty body), as Express's readers tell.
+  if (headers['transfer-encoding'] === undefined && (declared === undefined || Number.isNaN(Number(declared)))) {
     next();
     return;
   }
@@ -41,12 +42,18 @@ export const readRawBody: RequestHandler = (req, _res, next) => {
     return;
   }
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+  if (encoding !== undefined && encoding !== '' && encoding.toLowerCase() !== 'identity') {
     next(new ApiError(415, 'unsupported-media-type', 'The request body must be UTF-8 JSON.'));
     return;
   }
   if (req.readableEnded) {
     next();
+    return;
+  }
+  // Gone before its body was read (the client reset the connection while the key was looked up):
+  // no event of the stream will come.
+  if (req.destroyed) {
+    next(new ApiError(400, 'invalid-json', 'The request body could not be read completely.'));
     return;
   }
   const chunks: Buffer[] = [];

@@ -122,6 +122,10 @@ describe('bodies that cannot be read', () => {
     const response = await rawPost('/payment', JSON.stringify({ amount: '1', asset: BTC }), { 'Content-Encoding': 'gzip' });
     assert.equal(response.status, 415);
     assert.deepEqual(response.body, { error: { code: 'unsupported-media-type', message: 'The request body must be UTF-8 JSON.' } });
+    // Identity, in any case, or an empty value is no encoding at all.
+    for (const encoding of ['identity', 'IDENTITY', '']) {
+      assert.equal((await rawPost('/payment', JSON.stringify({ amount: '1', asset: BTC }), { 'Content-Encoding': encoding })).status, 200, `Content-Encoding: "${encoding}"`);
+    }
   });
 
   test('answers a body over 64 KiB with 413 payload-too-large, and reads one of exactly 64 KiB', async () => {
