@@ -17,7 +17,8 @@ import type { Logger } from '../shared/logger.ts';
 import { type Database, DatabaseUnavailable, type Dialect, lostToAnotherWriter, type Params, type Sql, type TransactionWork, UniqueViolation } from './database.ts';
 import { migrationFiles } from './migrations.ts';
 
-const dialect: Dialect = {
+/** PostgreSQL's fragments of the shared SQL. */
+export const postgresDialect: Dialect = {
   name: 'postgres',
   inJsonList: (expression, param) => `${expression} = ANY(ARRAY(SELECT json_array_elements_text(CAST(${param} AS json))))`,
   indexedBy: () => '',
@@ -110,7 +111,7 @@ async function query<T>(on: Queryable, sql: string, params: Params | undefined):
 
 function sqlOn(on: Queryable): Sql {
   return {
-    dialect,
+    dialect: postgresDialect,
     all: async <T>(sql: string, params?: Params) => (await query<T>(on, sql, params)).rows,
     get: async <T>(sql: string, params?: Params) => (await query<T>(on, sql, params)).rows[0],
     run: async (sql, params) => (await query(on, sql, params)).rowCount ?? 0,

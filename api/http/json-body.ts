@@ -27,7 +27,8 @@ const tooLarge = () => new ApiError(413, 'payload-too-large', 'The request body 
  * rather than inflated: the signature covers the bytes as sent. A body cut off answers 400.
  *
  * What `express.raw()` did for these routes, without its per-request generality (charset and
- * type detection, inflation, debug hooks): about 45 µs a request before, a fifth of that now.
+ * type detection, inflation, debug hooks), which cost about 45 µs a create (profiled); two builds
+ * side by side measured 33 µs less CPU a create with this reader.
  */
 export const readRawBody: RequestHandler = (req, _res, next) => {
   const headers = req.headers;

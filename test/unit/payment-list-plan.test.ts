@@ -1,19 +1,10 @@
 /** Pages of several lists planned as one statement (api/payments/payment-list.store.ts), as text. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Dialect } from '../../api/db/database.ts';
+import { postgresDialect } from '../../api/db/postgres-database.ts';
 import { planPage, planPagesTogether } from '../../api/payments/payment-list.store.ts';
 
-const postgres: Dialect = {
-  name: 'postgres',
-  inJsonList: (expression, param) => `${expression} = ANY(ARRAY(SELECT json_array_elements_text(CAST(${param} AS json))))`,
-  indexedBy: () => '',
-  forUpdate: ' FOR UPDATE',
-  skipLocked: ' FOR UPDATE SKIP LOCKED',
-  forKeyShare: ' FOR KEY SHARE',
-  writingWith: true,
-  joinsLateral: true,
-};
+const postgres = postgresDialect;
 const NOW = Date.parse('2026-11-27T06:00:00.000Z');
 
 describe('pages planned together', () => {
