@@ -33,16 +33,25 @@ export function signedRequest(apiKey: string, secretKey: string, body: string): 
   };
 }
 
-/** A generator of distinct, realistic create requests that cycles through the networks. */
-export function createRequests(keys: { apiKey: string; secretKey: string }, shopUrl: string) {
+/** A fiat price that creates carry in place of `amount` (the fiat row's). */
+export interface FiatPrice {
+  amount: string;
+  currency: string;
+}
+
+/**
+ * A generator of distinct, realistic create requests that cycles through the networks; priced in
+ * each asset, or all at `price` in a fiat currency. Both kinds cost the load generator the same.
+ */
+export function createRequests(keys: { apiKey: string; secretKey: string }, shopUrl: string, price?: FiatPrice) {
   let sequence = 0;
   return () => {
     const n = ++sequence;
     const asset = CREATE_ASSETS[n % CREATE_ASSETS.length]!;
     const body = JSON.stringify({
-      amount: asset.amount,
+      ...(price ? { price } : { amount: asset.amount }),
       asset: { short: asset.short, network: asset.network },
-      invoice: `bench-${process.pid}-${n}`,
+      invoice: `bench-${process.pid}-${price ? 'fiat-' : ''}${n}`,
       customer: { id: 1 + (n % 997), name: `Bench Customer ${n % 997}`, email: `bench${n % 997}@example.com` },
       checkoutUrl: `${shopUrl}/orders/bench-${n}`,
     });
