@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
-import { formatAmount, MAX_AMOUNT, parseAmount } from '../shared/money.ts';
+import { formatAmount, isAtMostMaxAmount, MAX_AMOUNT_TEXT } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentStamps } from './payment-stamps.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
@@ -240,8 +240,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // rate are stored with the payment and never change afterwards.
   async function priceInAsset(price: FiatPrice, asset: Asset): Promise<{ amount: string; price: FiatPrice; rate: LockedRate }> {
     const converted = await deps.rates.priceInAsset(price, asset);
-    if (parseAmount(converted.amount).gt(MAX_AMOUNT)) {
-      throw invalidFields([{ path: 'price.amount', message: `converts to ${converted.amount} ${asset.short}, more than the largest payment amount (1000000000)` }]);
+    if (!isAtMostMaxAmount(converted.amount)) {
+      throw invalidFields([{ path: 'price.amount', message: `converts to ${converted.amount} ${asset.short}, more than the largest payment amount (${MAX_AMOUNT_TEXT})` }]);
     }
     return { amount: converted.amount, price: { amount: price.amount, currency: price.currency }, rate: converted.rate };
   }

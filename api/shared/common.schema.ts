@@ -1,6 +1,6 @@
 /** Schemas shared by several resources, in requests and responses. */
 import { z } from 'zod';
-import { AMOUNT_PATTERN, MAX_AMOUNT, parseAmount } from './money.ts';
+import { AMOUNT_PATTERN, isAboveZero, isAtMostMaxAmount, MAX_AMOUNT_TEXT } from './money.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './list-page.ts';
 import { plainString, text } from './validation.ts';
 
@@ -12,8 +12,8 @@ export const AmountInput = z
   })
   .max(40, 'must be at most 40 characters')
   .regex(AMOUNT_PATTERN, 'must be digits with an optional decimal point, like "10.50" (no sign, exponent or spaces)')
-  .refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s).gt(0), 'must be greater than zero')
-  .refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s).lte(MAX_AMOUNT), 'must be at most 1000000000')
+  .refine((s) => !AMOUNT_PATTERN.test(s) || isAboveZero(s), 'must be greater than zero')
+  .refine((s) => !AMOUNT_PATTERN.test(s) || isAtMostMaxAmount(s), `must be at most ${MAX_AMOUNT_TEXT}`)
   .meta({ description: 'Decimal amount in a string, at most the asset\'s `decimals` fractional digits.', examples: ['0.015'] });
 
 /** The asset of a request: only `short` and `network` are read. */

@@ -11,8 +11,8 @@ export type Amount = InstanceType<typeof Amount>;
 
 /** The form every request amount must have: digits with an optional fraction, no sign or exponent. */
 export const AMOUNT_PATTERN = /^[0-9]+(\.[0-9]+)?$/;
-/** The largest amount a request may carry. */
-export const MAX_AMOUNT = new Amount('1000000000');
+/** The largest amount a request may carry, as written. */
+export const MAX_AMOUNT_TEXT = '1000000000';
 /** Zero, for sums. */
 export const ZERO = new Amount(0);
 
@@ -20,6 +20,28 @@ export const ZERO = new Amount(0);
 export function fractionDigits(value: string): number {
   const dot = value.indexOf('.');
   return dot === -1 ? 0 : value.length - dot - 1;
+}
+
+// Request amounts are checked by their digits: every create checks one or two, and a parse into an
+// exact decimal (two of them, for the two bounds) cost more than the rest of the schema.
+const NONZERO_DIGIT = /[1-9]/;
+const ONLY_ZEROS = /^0*$/;
+
+/** Whether a string that matched AMOUNT_PATTERN is above zero: it has a digit other than 0. */
+export function isAboveZero(value: string): boolean {
+  return NONZERO_DIGIT.test(value);
+}
+
+/** Whether a string that matched AMOUNT_PATTERN is at most MAX_AMOUNT, compared by its digits. */
+export function isAtMostMaxAmount(value: string): boolean {
+  const dot = value.indexOf('.');
+  const whole = dot === -1 ? value : value.slice(0, dot);
+  let first = 0;
+  while (first < whole.length - 1 && whole[first] === '0') first++;
+  const digits = whole.length - first;
+  if (digits !== MAX_AMOUNT_TEXT.length) return digits < MAX_AMOUNT_TEXT.length;
+  // Ten digits: no more than 1000000000 itself, with no fraction above zero.
+  return whole.slice(first) === MAX_AMOUNT_TEXT && (dot === -1 || ONLY_ZEROS.test(value.slice(dot + 1)));
 }
 
 /** Parses a decimal string that already matched AMOUNT_PATTERN (or came from our own storage). */
