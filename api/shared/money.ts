@@ -32,7 +32,7 @@ export function isAboveZero(value: string): boolean {
   return NONZERO_DIGIT.test(value);
 }
 
-/** Whether a string that matched AMOUNT_PATTERN is at most MAX_AMOUNT, compared by its digits. */
+/** Whether a string that matched AMOUNT_PATTERN is at most MAX_AMOUNT_TEXT, compared by its digits. */
 export function isAtMostMaxAmount(value: string): boolean {
   const dot = value.indexOf('.');
   const whole = dot === -1 ? value : value.slice(0, dot);
