@@ -13,10 +13,11 @@ import { silentLogger } from '../api/shared/logger.ts';
 import { findPostgresBin, startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { freePort } from '../test/helpers/server-process.ts';
 import { socketUrlOf } from '../test/helpers/test-database.ts';
-import { compareSpread, type Comparison, type LoadShape } from './load.ts';
+import { compareSpread, type Comparison, loadOnce, type LoadShape } from './load.ts';
 import { waitForFullPool } from './pool-fill.ts';
 import { type BenchProcess, type NodeFlags, startService } from './processes.ts';
 import type { Row } from './report.ts';
+import { ADDED_INSTANCES } from './run-settings.ts';
 import { prepareRows, type RowKey, type RowSpec } from './scenario.ts';
 import { DERIVED_NETWORKS } from './signed-create.ts';
 
@@ -91,8 +92,17 @@ export async function postgresRows(options: PostgresRowsOptions): Promise<Row[]>
     await one('GET /v2/payment, 2 filters', 'list', READ_TARGET, options.readShape);
     await one('POST /v2/payment (signed)', 'create', CREATE_TARGET, options.createShape);
 
-    // Two more instances on the same database, behind the same public address.
-    for (let i = 0; i < 2; i++) running.push(await startService(dataDir, await freePort(), poolSize, options.nodeFlags, { ...env, PUBLIC_URL: first.url }));
+    // Two more instances on the same database, behind the same public address. Each is warmed up
+    // alone as the first was before its rows (every read row's warm-up, then the create row's),
+    // so the rounds compare code V8 has finished optimising in all three: with only their share of
+    // the spread's warm-up (450 creates each), the two new instances spent about twice the first's
+    // CPU a create in the rounds (1,389 to 1,500 µs against 708, measured beside the bench).
+    for (let i = 0; i < ADDED_INSTANCES; i++) {
+      const added = await startService(dataDir, await freePort(), poolSize, options.nodeFlags, { ...env, PUBLIC_URL: first.url });
+      running.push(added);
+      for (const key of ['payment', 'checkout', 'list'] as const) await loadOnce(added, specs[key].path, specs[key], options.readShape.warmup);
+      await loadOnce(added, specs.create.path, specs.create, options.createShape.warmup);
+    }
     const three = async (label: string, key: RowKey, target: number, shape: Shape) => {
       await options.setReference(key, specs[key]);
       const { reference: result, alone } = await compareSpread({ services: running, reference: options.reference }, { service: specs[key].path, reference: `/r/${key}` }, specs[key], shape);

@@ -135,7 +135,8 @@ ${rendered}
   directory>\`), as a service on the database's machine would; the address pool (${POSTGRES_POOL_SIZE.toLocaleString('en')}
   per network) is topped up before the rows and never a quarter used.
   The three-instance rows share the same connections (4, 3 and 3) and creates (in the same proportion) among
-  three instances on the same database; each of their rounds loads the three instances, the reference and the first instance alone
+  three instances on the same database; the two added instances are first warmed up alone as the first was before its rows
+  (each read row's warm-up, then the create row's). Each of their rounds loads the three instances, the reference and the first instance alone
   (the whole load), starting with a different one each round. "3 instances ÷ 1 instance" is the median of
   those rounds' ratios of the three to the first alone.
 - Peak RSS is VmHWM from /proc/<pid>/status of each service process before it stops (first start, with

@@ -34,8 +34,11 @@ export function poolFor(creates: number): number {
 }
 /** ADDRESS_POOL_SIZE of the bench's first start (3,708 per network). */
 export const BENCH_POOL_SIZE = poolFor(CREATE_ROUNDS_TOTAL);
+/** Instances the three-instance PostgreSQL rows add to the first. */
+export const ADDED_INSTANCES = 2;
 /**
- * The PostgreSQL rows' pool (9,708 per network): the single instance's create row, then the three
- * instances' row, whose rounds also load the first instance alone.
+ * The PostgreSQL rows' pool (12,108 per network): the single instance's create row, the warm-up of
+ * each added instance alone, then the three instances' row, whose rounds also load the first
+ * instance alone.
  */
-export const POSTGRES_POOL_SIZE = poolFor(2 * CREATE_WARMUP + 3 * CREATE_ROUNDS * CREATES_PER_ROUND);
+export const POSTGRES_POOL_SIZE = poolFor((2 + ADDED_INSTANCES) * CREATE_WARMUP + 3 * CREATE_ROUNDS * CREATES_PER_ROUND);
