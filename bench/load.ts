@@ -126,19 +126,21 @@ export interface Comparison {
 }
 
 /**
- * Warms both servers up, then runs `rounds` rounds, alternating which goes first so a slow drift
- * of the machine weighs on both equally.
+ * Warms both servers up (unless the shape has no warm-up: the caller warmed them), then runs
+ * `rounds` rounds, alternating which goes first so a slow drift of the machine weighs on both equally.
  */
 export async function compare(
   target: { service: Target; reference: Target },
   paths: { service: string; reference: string },
   spec: LoadSpec,
-  shape: LoadShape & { rounds: number; warmup: LoadShape },
+  shape: LoadShape & { rounds: number; warmup?: LoadShape },
   /** What the reference is sent, when it differs (two kinds of request to the same service). */
   referenceSpec: LoadSpec = spec,
 ): Promise<Comparison> {
-  await loadOnce(target.service, paths.service, spec, shape.warmup);
-  await loadOnce(target.reference, paths.reference, referenceSpec, shape.warmup);
+  if (shape.warmup) {
+    await loadOnce(target.service, paths.service, spec, shape.warmup);
+    await loadOnce(target.reference, paths.reference, referenceSpec, shape.warmup);
+  }
   const rounds: Comparison['rounds'] = [];
   for (let i = 0; i < shape.rounds; i++) {
     let ours: RoundResult;

@@ -1,7 +1,7 @@
 /** The bench's one table, for the terminal and for bench/results.md. */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { FIAT_POOL_SIZE, FIAT_SHAPE } from './fiat-create.ts';
+import { FIAT_POOL_SIZE, FIAT_SHAPE, FIAT_WARMUP } from './fiat-create.ts';
 import type { Comparison } from './load.ts';
 import type { Weight } from './page-weight.ts';
 import { POSTGRES_POOL_SIZE } from './run-settings.ts';
@@ -119,7 +119,7 @@ ${rendered}
   secret key (X-HMAC over its bytes), cycling BTC, LTC, USDT-ERC20, USDT-TRC20 and XRP. The address pool
   (${settings.poolSize} per network) is full before the first round and never drops below three quarters (where a refill would start), so no key is derived
   during the measurement. The fiat ÷ asset row runs on a service of its own: ${FIAT_SHAPE.rounds} rounds of ${FIAT_SHAPE.amount} creates of each kind
-  after ${FIAT_SHAPE.warmup.amount} of each, on a pool of ${FIAT_POOL_SIZE.toLocaleString('en')} per network, of which it never uses a quarter.
+  after ${FIAT_WARMUP} of each (one load alternating the two kinds), on a pool of ${FIAT_POOL_SIZE.toLocaleString('en')} per network, of which it never uses a quarter.
 - Reads look at a payment made through the API with one partial transaction seen. The 304 row sends the
   payment's current ETag in If-None-Match.
 - Lists: a merchant looking up which of ten of its orders are paid,
