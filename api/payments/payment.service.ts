@@ -17,7 +17,7 @@ import { createPaymentStamps } from './payment-stamps.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
 import type { CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
-import type { FiatPrice, LockedRate, NewPayment, PageRequest, Payment, PaymentTransaction, StampedId } from './payment.store.ts';
+import { type FiatPrice, type LockedRate, type NewPayment, newlyStored, type PageRequest, type Payment, type PaymentTransaction, type StampedId } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
 import { oneAtATime, perTurn, type Waiting } from '../shared/per-turn.ts';
 
@@ -38,7 +38,7 @@ const NO_ADDRESS = 'no address';
 /** The database could not take the statement, or it lost to another writer: nothing was stored. */
 const NOT_TRIED = 'not tried';
 /** What storing a create in one statement came to. */
-type OneStatementOutcome = NewPayment | typeof NO_ADDRESS | typeof NOT_TRIED;
+type OneStatementOutcome = Payment | typeof NO_ADDRESS | typeof NOT_TRIED;
 
 /** How many rendered payment records a process keeps (about 1.5 KB each). */
 export const PAYMENT_VIEW_CACHE_SIZE = 2_000;
@@ -83,9 +83,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   // only if the payment is stored, and neither if anything fails.
   async function insertWithAddress(stores: Stores, payment: Omit<NewPayment, 'addressTo' | 'destTag'>, network: string): Promise<Payment> {
     const address = await addressPool.claim(stores.addresses, network, payment.id);
-    const stored: NewPayment = { ...payment, addressTo: address.address, destTag: address.destTag };
+    const stored = newlyStored(payment, address.address, address.destTag);
     await stores.payments.insert(stored);
-    return { ...stored, exception: null, version: 1 };
+    return stored;
   }
 
   // On PostgreSQL a create is one statement when this process knows where the address comes from:
@@ -100,7 +100,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     if (stored === NOT_TRIED) return undefined;
     if (receiving.pooled) addressPool.claimedFromPool(network, stored !== NO_ADDRESS);
     if (stored === NO_ADDRESS) return undefined;
-    return { ...stored, exception: null, version: 1 };
+    return stored;
   }
 
   // One create alone, in its own statement.
@@ -129,7 +129,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       create!.resolve(await insertAlone(create!.item));
       return;
     }
-    let stored: Array<NewPayment | undefined>;
+    let stored: Array<Payment | undefined>;
     try {
       stored = await store.insertManyInOneStatement(creates.map((create) => create.item));
     } catch (error) {

@@ -264,6 +264,37 @@ export const INSERT_MANY = `WITH given AS MATERIALIZED (
   RETURNING id, address_to AS "addressTo"`;
 
 /**
+ * A new payment as a create stores it: its fields, where it receives, no exception announced yet,
+ * version 1. Written out field by field: a spread with fields added (`{ ...payment, addressTo }`)
+ * takes V8's slow path on an object this wide (Node 20: about 4.5 µs a copy against 0.05, a loop
+ * over payments of these fields), and each create made two such copies.
+ */
+export function newlyStored(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, addressTo: string, destTag: string | null): Payment {
+  return {
+    id: payment.id,
+    merchantId: payment.merchantId,
+    assetId: payment.assetId,
+    amount: payment.amount,
+    addressTo,
+    destTag,
+    confirmsNeeded: payment.confirmsNeeded,
+    timeout: payment.timeout,
+    expiresAt: payment.expiresAt,
+    checkoutUrl: payment.checkoutUrl,
+    status: payment.status,
+    customer: payment.customer,
+    invoice: payment.invoice,
+    createdAt: payment.createdAt,
+    updatedAt: payment.updatedAt,
+    price: payment.price,
+    rate: payment.rate,
+    tolerancePercent: payment.tolerancePercent,
+    exception: null,
+    version: 1,
+  };
+}
+
+/**
  * A new payment's fields as the INSERT statements' named parameters, with `network` for the
  * one-statement inserts (a statement ignores the names it does not use). One literal of fixed
  * shape: a rest pattern and spreads built the same object in about 12 µs a create, against 2.
@@ -314,13 +345,13 @@ export class PaymentStore {
    * had no address left, or the tag was already recorded for another payment (then nothing was
    * stored).
    */
-  async insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, receiving: OneStatementAddress): Promise<NewPayment | undefined> {
+  async insertInOneStatement(payment: Omit<NewPayment, 'addressTo' | 'destTag'>, receiving: OneStatementAddress): Promise<Payment | undefined> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
     if (receiving.pooled) {
       const row = await this.sql.get<{ addressTo: string }>(INSERT_CLAIMING_POOLED, newPaymentParams(payment, receiving.network));
-      return row ? { ...payment, addressTo: row.addressTo, destTag: null } : undefined;
+      return row ? newlyStored(payment, row.addressTo, null) : undefined;
     }
-    const tagged = { ...payment, addressTo: receiving.address, destTag: receiving.destTag };
+    const tagged = newlyStored(payment, receiving.address, receiving.destTag);
     return (await this.sql.get(INSERT_TAGGED, newPaymentParams(tagged, receiving.network))) ? tagged : undefined;
   }
 
@@ -330,11 +361,11 @@ export class PaymentStore {
    * payment whose network's pool had no address left for it, or a tagged one whose tag was already
    * recorded for another payment (that one was not stored).
    */
-  async insertManyInOneStatement(items: ReadonlyArray<{ payment: Omit<NewPayment, 'addressTo' | 'destTag'>; receiving: OneStatementAddress }>): Promise<Array<NewPayment | undefined>> {
+  async insertManyInOneStatement(items: ReadonlyArray<{ payment: Omit<NewPayment, 'addressTo' | 'destTag'>; receiving: OneStatementAddress }>): Promise<Array<Payment | undefined>> {
     if (!this.sql.dialect.writingWith) throw new Error('one-statement inserts need PostgreSQL');
     // The single-row statements' parameters, one array per name.
     const params = items.map(({ payment, receiving }) =>
-      newPaymentParams(receiving.pooled ? payment : { ...payment, addressTo: receiving.address, destTag: receiving.destTag }, receiving.network),
+      newPaymentParams(receiving.pooled ? payment : newlyStored(payment, receiving.address, receiving.destTag), receiving.network),
     );
     const columns = Object.fromEntries(Object.keys(params[0] ?? {}).map((name) => [name, params.map((row) => row[name as keyof typeof row])]));
     const rows = await this.sql.all<{ id: string; addressTo: string }>(INSERT_MANY, columns);
@@ -342,7 +373,7 @@ export class PaymentStore {
     return items.map(({ payment, receiving }) => {
       const addressTo = stored.get(payment.id);
       if (addressTo === undefined) return undefined;
-      return { ...payment, addressTo, destTag: receiving.pooled ? null : receiving.destTag };
+      return newlyStored(payment, addressTo, receiving.pooled ? null : receiving.destTag);
     });
   }
 
