@@ -119,7 +119,7 @@ ${rendered}
   secret key (X-HMAC over its bytes), cycling BTC, LTC, USDT-ERC20, USDT-TRC20 and XRP. The address pool
   (${settings.poolSize} per network) is full before the first round and never drops below three quarters (where a refill would start), so no key is derived
   during the measurement. The fiat ÷ asset row runs on a service of its own: ${FIAT_SHAPE.rounds} rounds of ${FIAT_SHAPE.amount} creates of each kind
-  after ${FIAT_WARMUP} of each (one load alternating the two kinds), on a pool of ${FIAT_POOL_SIZE.toLocaleString('en')} per network, of which it never uses a quarter.
+  after ${FIAT_WARMUP.toLocaleString('en')} of each (one load alternating the two kinds), on a pool of ${FIAT_POOL_SIZE.toLocaleString('en')} per network, of which it never uses a quarter.
 - Reads look at a payment made through the API with one partial transaction seen. The 304 row sends the
   payment's current ETag in If-None-Match.
 - Lists: a merchant looking up which of ten of its orders are paid,
