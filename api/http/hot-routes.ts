@@ -63,11 +63,11 @@ export function takeHotRoutesFirst(app: Express, routes: readonly HotRoute[], on
     }
     // Every own property the hot chains give the request and the response is there before their
     // prototypes change (but `res.send`, which the idempotency middleware replaces on a request
-    // with an Idempotency-Key): V8 adds a property to an object whose prototype was just changed on a slow
-    // path, and the objects' shapes then differ from request to request, which slows every later
-    // property access on them (Node 20: these properties cost 8.6 µs a request set after the
-    // change, 1.1 before; a read of a payment 145 → 101 µs of CPU). `body` is where the JSON
-    // routes put the body they read.
+    // with an Idempotency-Key). V8 adds a property to an object whose prototype was just changed
+    // on a slow path, and the objects' shapes then differ from request to request, which slows
+    // every later property access on them (Node 20: these properties cost 8.6 µs a request set
+    // after the change, 1.1 before; a read of a payment 145 → 101 µs of CPU). `body` is where the
+    // JSON routes put the body they read.
     req.res = res;
     res.req = req;
     res.locals ??= Object.create(null) as Response['locals'];
