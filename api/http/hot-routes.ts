@@ -10,6 +10,7 @@
  */
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 
 /**
  * A hot route and its handler chain, as the router would run it: a GET at `prefix` followed by an
@@ -41,6 +42,56 @@ function hotRouteOf(routes: readonly HotRoute[], req: Request): HotRoute | undef
   return undefined;
 }
 
+// What Node's event emitter counts listeners in (an incoming request inherits its first 0), where
+// parseurl (Express's and its router's URL parser) keeps a request's parsed URL, and where the
+// router records the route it matched.
+type LaterProperties = { _eventsCount: number; _parsedUrl?: unknown } & Record<symbol, unknown>;
+
+// The router's key for the matched route is a symbol of its own, read from the copy Express
+// loads. Should a later version keep it elsewhere, routed requests lose only their shared shape
+// (hot-routes.test.ts checks that they keep one).
+const MATCHED_ROUTE = ((): symbol | undefined => {
+  try {
+    const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
+    const key: unknown = (fromExpress('router/lib/symbols.js') as { matchedRoute?: unknown }).matchedRoute;
+    return typeof key === 'symbol' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * Gives the request and the response every own property Express, its router, Node and our chains
+ * add to them while a request is answered (but `res.send`, which the idempotency middleware
+ * replaces on a request with an Idempotency-Key), before anything changes their prototypes:
+ * Express's own entry does, and so does a hot route. V8 adds a property to an object whose
+ * prototype was just changed on a slow path, and gives the object a shape of its own: no two
+ * requests then share one, and every later property access on them misses its caches (Node 20:
+ * the hot chains' properties cost 8.6 µs a request set after the change, 1.1 before; a read of a
+ * payment 145 → 101 µs of CPU, a merchant's balance through the router 322 → 217). Each gets the
+ * value it would be read as anyway: `body` is where the JSON routes put the body they read; the
+ * router sets `next`, `params`, `route` and its matched route, parseurl `_parsedUrl`, Node's event
+ * emitter `_eventsCount` on the first listener, and Node's response its status on the head.
+ */
+function ownPropertiesFirst(req: Request, res: Response): void {
+  req.res = res;
+  res.req = req;
+  res.locals ??= Object.create(null) as Response['locals'];
+  // Node's defaults (inherited until the head is written): nothing has answered yet.
+  res.statusCode = 200;
+  (res as { statusMessage?: string }).statusMessage = undefined;
+  req.originalUrl ??= req.url;
+  req.baseUrl = '';
+  req.body = undefined;
+  req.next = undefined;
+  req.params ??= {};
+  req.route = undefined;
+  const later = req as unknown as LaterProperties;
+  later._parsedUrl = undefined;
+  if (!Object.hasOwn(later, '_eventsCount')) later._eventsCount = 0;
+  if (MATCHED_ROUTE) later[MATCHED_ROUTE] = undefined;
+}
+
 /**
  * Makes `app` take the plain forms of these routes before its router runs at all: the request gets
  * what Express gives every request (its request and response prototypes, `res.locals`,
@@ -57,23 +108,11 @@ export function takeHotRoutesFirst(app: Express, routes: readonly HotRoute[], on
     const req = incoming as Request;
     const res = outgoing as Response;
     const route = hotRouteOf(routes, req);
+    ownPropertiesFirst(req, res);
     if (!route) {
       viaRouter(req, res, callback);
       return;
     }
-    // Every own property the hot chains give the request and the response is there before their
-    // prototypes change (but `res.send`, which the idempotency middleware replaces on a request
-    // with an Idempotency-Key). V8 adds a property to an object whose prototype was just changed
-    // on a slow path, and the objects' shapes then differ from request to request, which slows
-    // every later property access on them (Node 20: these properties cost 8.6 µs a request set
-    // after the change, 1.1 before; a read of a payment 145 → 101 µs of CPU). `body` is where the
-    // JSON routes put the body they read.
-    req.res = res;
-    res.req = req;
-    res.locals ??= Object.create(null) as Response['locals'];
-    req.originalUrl ??= req.url;
-    req.baseUrl = '';
-    req.body = undefined;
     Object.setPrototypeOf(req, app.request);
     Object.setPrototypeOf(res, app.response);
     route.handler(req, res, (error?: unknown) => {

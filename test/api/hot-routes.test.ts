@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import v8 from 'node:v8';
 import { createApp } from '../../api/app.ts';
 import { merchantApi, sign, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
@@ -150,6 +151,49 @@ describe('GETs dispatched directly answer as the router does', () => {
       assert.equal(entered, 0, 'the router was entered for a plain form');
       for (const path of [`/payment/${id}/`, `/checkout/${id}/`, '/assets', `/payment/${id.toUpperCase()}x/`]) await answer(`${base}${path}`, { 'API-KEY': keys.apiKey });
       assert.equal(entered, 4);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
+  });
+
+  test('gives every request of a route one shape, hot or through the router', async () => {
+    // V8 gives an object that gains a property after its prototype changed a map of its own; two
+    // requests that do never share one, and every property access on them then misses its caches.
+    v8.setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+    const app = createApp(server.services);
+    const seen: Array<[http.IncomingMessage, http.ServerResponse]> = [];
+    const listener = http.createServer((req, res) => {
+      seen.push([req, res]);
+      app(req, res);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v2`;
+    try {
+      const raw = () => JSON.stringify({ amount: '0.1', asset: BTC, invoice: `shape-${seen.length}` });
+      const signed = (body: string) => ({ 'API-KEY': keys.apiKey, 'X-HMAC': sign(body, keys.secretKey), 'Content-Type': 'application/json' });
+      const routes: Array<[string, () => [Record<string, string>, string?]]> = [
+        [`/payment/${id}`, () => [{ 'API-KEY': keys.apiKey }]],
+        [`/checkout/${id}`, () => [{}]],
+        ['/payment', () => {
+          const body = raw();
+          return [signed(body), body];
+        }],
+        // Through the router: a merchant's balance, the withdrawals list, the assets.
+        ['/balance', () => [{ 'API-KEY': keys.apiKey }]],
+        ['/withdrawal?limit=5', () => [{ 'API-KEY': keys.apiKey }]],
+        ['/assets', () => [{}]],
+      ];
+      for (const [path, request] of routes) {
+        const from = seen.length;
+        for (let i = 0; i < 2; i++) {
+          const [headers, body] = request();
+          assert.equal((await answer(`${base}${path}`, headers, body)).status, 200, path);
+        }
+        const [[firstReq, firstRes], [secondReq, secondRes]] = seen.slice(from) as [[object, object], [object, object]];
+        assert.ok(sameMap(firstReq, secondReq), `the two requests of ${path} share a shape`);
+        assert.ok(sameMap(firstRes, secondRes), `the two responses of ${path} share a shape`);
+      }
     } finally {
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
