@@ -61,17 +61,20 @@ const MATCHED_ROUTE = ((): symbol | undefined => {
 })();
 
 /**
- * Gives the request and the response every own property Express, its router, Node and our chains
- * add to them while a request is answered (but `res.send`, which the idempotency middleware
- * replaces on a request with an Idempotency-Key), before anything changes their prototypes:
- * Express's own entry does, and so does a hot route. V8 adds a property to an object whose
- * prototype was just changed on a slow path, and gives the object a shape of its own: no two
- * requests then share one, and every later property access on them misses its caches (Node 20:
- * the hot chains' properties cost 8.6 µs a request set after the change, 1.1 before; a read of a
- * payment 145 → 101 µs of CPU, a merchant's balance through the router 322 → 217). Each gets the
- * value it would be read as anyway: `body` is where the JSON routes put the body they read; the
- * router sets `next`, `params`, `route` and its matched route, parseurl `_parsedUrl`, Node's event
- * emitter `_eventsCount` on the first listener, and Node's response its status on the head.
+ * Gives the request and the response the own properties Express, its router, Node and our chains
+ * add to them while a request is answered, before anything changes their prototypes: Express's own
+ * entry does, and so does a hot route. V8 adds a property to an object whose prototype was just
+ * changed on a slow path, and gives the object a shape of its own: no two requests then share one,
+ * and every later property access on them misses its caches (Node 20: the hot chains' properties
+ * cost 8.6 µs a request set after the change, 1.1 before; a read of a payment 145 → 101 µs of CPU;
+ * routed, a merchant's balance 322 → 217, measured before the router's symbol, `_eventsCount` and
+ * the status were added here). Each gets the value it would be read as anyway: `body` is where the
+ * JSON routes put the body they read; the router sets `next`, `params`, `route` and its matched
+ * route, parseurl `_parsedUrl`, Node's event emitter `_eventsCount` on the first listener, and
+ * Node's response its status on the head. Still added later, and left so: `res.send` (replaced by
+ * the idempotency middleware on a request with an Idempotency-Key) and what error paths and file
+ * answers add (the router's record of a published error, finalhandler's and serve-static's
+ * `_parsedOriginalUrl`, on-finished's listener).
  */
 function ownPropertiesFirst(req: Request, res: Response): void {
   req.res = res;
