@@ -60,6 +60,10 @@ const MATCHED_ROUTE = ((): symbol | undefined => {
   }
 })();
 
+// Where the router records the errors a request passed on (a registered symbol, so every copy of
+// the router shares it): set on the first `next(error)`, which refuses a routed request.
+const PUBLISHED_ERRORS = Symbol.for('router.tracing.publishedErrors');
+
 /**
  * Gives the request and the response the own properties Express, its router, Node and our chains
  * add to them while a request is answered, before anything changes their prototypes: Express's own
@@ -71,10 +75,11 @@ const MATCHED_ROUTE = ((): symbol | undefined => {
  * the status were added here). Each gets the value it would be read as anyway: `body` is where the
  * JSON routes put the body they read; the router sets `next`, `params`, `route` and its matched
  * route, parseurl `_parsedUrl`, Node's event emitter `_eventsCount` on the first listener, and
- * Node's response its status on the head. Still added later, and left so: `res.send` (replaced by
- * the idempotency middleware on a request with an Idempotency-Key) and what error paths and file
- * answers add (the router's record of a published error, finalhandler's and serve-static's
- * `_parsedOriginalUrl`, on-finished's listener).
+ * Node's response its status on the head, and the router its record of the errors a refused
+ * request passed on. Still added later, and left so: `res.send` (replaced by the idempotency
+ * middleware on a request with an Idempotency-Key) and what only Express's final handler and its
+ * file answers add (`_parsedOriginalUrl`, on-finished's listener), which no route of ours reaches:
+ * the app answers every unknown path itself and serves its files from memory.
  */
 function ownPropertiesFirst(req: Request, res: Response): void {
   req.res = res;
@@ -93,6 +98,7 @@ function ownPropertiesFirst(req: Request, res: Response): void {
   later._parsedUrl = undefined;
   if (!Object.hasOwn(later, '_eventsCount')) later._eventsCount = 0;
   if (MATCHED_ROUTE) later[MATCHED_ROUTE] = undefined;
+  later[PUBLISHED_ERRORS] = undefined;
 }
 
 /**

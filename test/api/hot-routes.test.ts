@@ -176,7 +176,7 @@ describe('GETs dispatched directly answer as the router does', () => {
     try {
       const raw = () => JSON.stringify({ amount: '0.1', asset: BTC, invoice: `shape-${seen.length}` });
       const signed = (body: string) => ({ 'API-KEY': keys.apiKey, 'X-HMAC': sign(body, keys.secretKey), 'Content-Type': 'application/json' });
-      const routes: Array<[string, () => [Record<string, string>, string?]]> = [
+      const routes: Array<[string, () => [Record<string, string>, string?], number?]> = [
         [`/payment/${id}`, () => [{ 'API-KEY': keys.apiKey }]],
         [`/checkout/${id}`, () => [{}]],
         ['/payment', () => {
@@ -187,19 +187,27 @@ describe('GETs dispatched directly answer as the router does', () => {
         ['/balance', () => [{ 'API-KEY': keys.apiKey }]],
         ['/withdrawal?limit=5', () => [{ 'API-KEY': keys.apiKey }]],
         ['/assets', () => [{}]],
+        // Refused, hot and through the router: a wrong signature, an unknown payment, no key, no route.
+        ['/payment', () => {
+          const body = raw();
+          return [{ ...signed(body), 'X-HMAC': 'f'.repeat(64) }, body];
+        }, 401],
+        ['/payment/00000000-0000-4000-8000-000000000000', () => [{ 'API-KEY': keys.apiKey }], 404],
+        ['/balance', () => [{}], 401],
+        ['/no-such-route', () => [{ 'API-KEY': keys.apiKey }], 404],
       ];
-      for (const [path, request] of routes) {
+      for (const [path, request, status = 200] of routes) {
         const from = seen.length;
         for (let i = 0; i < 2; i++) {
           const [headers, body] = request();
-          assert.equal((await answer(`${base}${path}`, headers, body)).status, 200, path);
+          assert.equal((await answer(`${base}${path}`, headers, body)).status, status, path);
         }
         const pair = seen.slice(from);
         // Compared once both answers are wholly done on the server's side too.
         await Promise.all(pair.map(([, res]) => (res.closed ? undefined : once(res, 'close'))));
         const [[firstReq, firstRes], [secondReq, secondRes]] = pair as [[object, object], [object, object]];
-        assert.ok(sameMap(firstReq, secondReq), `the two requests of ${path} share a shape`);
-        assert.ok(sameMap(firstRes, secondRes), `the two responses of ${path} share a shape`);
+        assert.ok(sameMap(firstReq, secondReq), `the two requests of ${path} (${status}) share a shape`);
+        assert.ok(sameMap(firstRes, secondRes), `the two responses of ${path} (${status}) share a shape`);
       }
     } finally {
       await new Promise<void>((resolve) => listener.close(() => resolve()));
