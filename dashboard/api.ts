@@ -21,9 +21,18 @@ export function useCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-/** Calls `/dashboard/api<path>`; JSON in and out, and a RequestFailed for any error answer. */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** How a call was asked for: `live` when the page reads again by itself, not at the user's hand. */
+export interface CallOptions {
+  live?: boolean;
+}
+
+/**
+ * Calls `/dashboard/api<path>`; JSON in and out, and a RequestFailed for any error answer. A live
+ * read says so (`X-Live-Read: 1`): it does not count as use, so a tab left open still goes idle.
+ */
+export async function call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.live) headers['X-Live-Read'] = '1';
   if (method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`/dashboard/api${path}`, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

@@ -73,7 +73,7 @@ export class DashboardApp extends LitElement {
   #paymentChanged(change: { id: string }): void {
     const page = this.querySelector<PageElement & { paymentId?: string }>('[data-page]');
     if (!page) return;
-    if (page.localName === 'payments-page' || (page.localName === 'payment-page' && (change.id === '*' || page.paymentId === change.id))) void page.refresh().catch(() => undefined);
+    if (page.localName === 'payments-page' || (page.localName === 'payment-page' && (change.id === '*' || page.paymentId === change.id))) void page.refresh(true).catch(() => undefined);
   }
 
   #followLink(event: MouseEvent): void {

@@ -2,6 +2,9 @@
 import { LitElement } from 'lit';
 import { RequestFailed, type SessionInfo } from './api.ts';
 
+/** How often a page the event stream does not serve reads its records again (ms). */
+export const FOLLOW_EVERY_MS = 5_000;
+
 /** A dashboard page. */
 export abstract class PageElement extends LitElement {
   static override properties = { session: { attribute: false }, message: { state: true }, failure: { state: true } };
@@ -29,8 +32,18 @@ export abstract class PageElement extends LitElement {
     return this.session.user.role === 'owner';
   }
 
-  /** Reads what the page shows again (after a live change or an action). */
-  abstract refresh(): Promise<void>;
+  /**
+   * Reads what the page shows again: after an action, or by itself (`live`: a change the event
+   * stream told of, or the page's own follow-up), which does not count as use of the session.
+   */
+  abstract refresh(live?: boolean): Promise<void>;
+
+  /**
+   * Pages whose records the event stream does not tell of (withdrawals, refunds, the balance) read
+   * them again this often while the page is in view; undefined: the event stream is enough.
+   */
+  static followEveryMs: number | undefined;
+  #following: ReturnType<typeof setInterval> | undefined;
 
   #asked = 0;
   /**
@@ -46,6 +59,15 @@ export abstract class PageElement extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     void this.refresh().catch((err) => this.fail(err));
+    const every = (this.constructor as typeof PageElement).followEveryMs;
+    // A read that fails is tried again at the next; a session that ended shows the sign-in form (api.ts).
+    if (every) this.#following = setInterval(() => document.visibilityState === 'visible' && void this.refresh(true).catch(() => undefined), every);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearInterval(this.#following);
+    this.#following = undefined;
   }
 
   /** Runs an action, then says how it went and refreshes. */

@@ -52,6 +52,12 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * Sent (`1`) with the reads the dashboard makes by itself to follow live changes, not at the user's
+ * hand: they do not count as use, so a tab left open still ends its session after 12 hours idle.
+ */
+export const LIVE_READ_HEADER = 'X-Live-Read';
+
 const notSignedIn = () => new Unauthenticated('not-signed-in', 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).');
 const csrfRefused = (why: string) => new Forbidden('csrf-refused', `This change was refused: ${why}. Reload the dashboard and try again.`);
 
@@ -71,7 +77,8 @@ export function createDashboardAuth(deps: { sessions: Sessions; merchants: Merch
   const signedIn: RequestHandler = async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const token = cookieOf(req, SESSION_COOKIE);
-    const session = token ? await sessions.resolve(token) : undefined;
+    // A read the page makes by itself says so: it keeps nothing alive (see LIVE_READ_HEADER).
+    const session = token ? await (req.get(LIVE_READ_HEADER) === '1' ? sessions.peek(token) : sessions.resolve(token)) : undefined;
     const merchant: Merchant | undefined = session && (await merchants.findById(session.user.merchantId));
     if (!token || !session || !merchant) {
       next(notSignedIn());

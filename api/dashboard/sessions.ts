@@ -20,6 +20,7 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 export function createSessions(deps: { uow: UnitOfWork; clock: Clock }) {
   const { uow, clock } = deps;
   const store = uow.stores.sessions;
+  const peek = (token: string): Promise<SessionRecord | undefined> => store.findLive(hashToken(token), clock() - IDLE_MS);
   return {
     /** Starts a session for a signed-in user: the cookie's token and the CSRF token. */
     async start(user: DashboardUser): Promise<{ token: string; csrfToken: string }> {
@@ -37,9 +38,15 @@ export function createSessions(deps: { uow: UnitOfWork; clock: Clock }) {
       return session;
     },
 
-    /** Whether the session a token names is still live, without marking it used (an open event stream is no use). */
+    /**
+     * The live session a token names, without marking it used: what the page reads again by itself
+     * (a live change, an open event stream) is no use, so a forgotten tab still goes idle.
+     */
+    peek,
+
+    /** Whether the session a token names is still live, without marking it used. */
     async isLive(token: string): Promise<boolean> {
-      return (await store.findLive(hashToken(token), clock() - IDLE_MS)) !== undefined;
+      return (await peek(token)) !== undefined;
     },
 
     /** Ends the session a token names (sign-out). */

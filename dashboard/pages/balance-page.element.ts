@@ -1,7 +1,7 @@
 /** Balance: available and reserved per asset. */
 import { html } from 'lit';
 import { call } from '../api.ts';
-import { PageElement } from '../page-element.ts';
+import { FOLLOW_EVERY_MS, PageElement } from '../page-element.ts';
 
 interface BalanceRow {
   asset: { short: string; network: string; name: string };
@@ -14,8 +14,9 @@ export class BalancePage extends PageElement {
   static override properties = { ...PageElement.properties, rows: { state: true } };
   declare rows: BalanceRow[] | undefined;
 
-  async refresh(): Promise<void> {
-    this.rows = (await call<{ data: BalanceRow[] }>('GET', '/balance')).data;
+  static override followEveryMs = FOLLOW_EVERY_MS;
+  async refresh(live = false): Promise<void> {
+    this.rows = (await call<{ data: BalanceRow[] }>('GET', '/balance', undefined, { live })).data;
   }
 
   override render() {

@@ -44,9 +44,9 @@ export class PaymentPage extends PageElement {
     this.deliveries = [];
   }
 
-  async refresh(): Promise<void> {
-    this.payment = await call<Payment>('GET', `/payments/${encodeURIComponent(this.paymentId)}`);
-    this.deliveries = (await call<{ data: Delivery[] }>('GET', `/payments/${encodeURIComponent(this.paymentId)}/deliveries`)).data;
+  async refresh(live = false): Promise<void> {
+    this.payment = await call<Payment>('GET', `/payments/${encodeURIComponent(this.paymentId)}`, undefined, { live });
+    this.deliveries = (await call<{ data: Delivery[] }>('GET', `/payments/${encodeURIComponent(this.paymentId)}/deliveries`, undefined, { live })).data;
   }
 
   // One heading element before and after the payment arrives: the app focuses it when the page

@@ -46,17 +46,17 @@ export class PaymentsPage extends ListPageElement {
     history.replaceState(history.state, '', text ? `${location.pathname}?${text}` : location.pathname);
   }
 
-  async refresh(): Promise<void> {
+  async refresh(live = false): Promise<void> {
     const query = new URLSearchParams({ page: String(this.page), limit: String(PAGE_LIMIT) });
     if (this.search) query.set('search', this.search);
     if (this.status) query.set('statuses', this.status);
-    const list = await this.newest(call<ListOf<PaymentRow>>('GET', `/payments?${query}`));
+    const list = await this.newest(call<ListOf<PaymentRow>>('GET', `/payments?${query}`, undefined, { live }));
     if (!list) return;
     // A page past the end (an old link, or an address edited by hand) shows the last page instead.
     if (list.data.length === 0 && this.page > pageCount(list)) {
       this.page = pageCount(list);
       this.#remember();
-      await this.refresh();
+      await this.refresh(live);
       return;
     }
     this.list = list;

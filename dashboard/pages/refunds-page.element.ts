@@ -5,7 +5,7 @@
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
-import { ListPageElement } from '../page-element.ts';
+import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Refund {
@@ -29,8 +29,10 @@ export class RefundsPage extends ListPageElement {
   static override properties = { ...ListPageElement.properties, paymentId: { type: String }, list: { state: true } };
   declare paymentId: string | undefined;
   declare list: ListOf<Refund> | undefined;
-  async refresh(): Promise<void> {
-    this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : ''}`))) ?? this.list;
+  static override followEveryMs = FOLLOW_EVERY_MS;
+  async refresh(live = false): Promise<void> {
+    const only = this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : '';
+    this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${only}`, undefined, { live }))) ?? this.list;
   }
 
   #refund(event: Event): void {

@@ -2,7 +2,7 @@
 import { html } from 'lit';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
-import { ListPageElement } from '../page-element.ts';
+import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
 
 interface Withdrawal {
@@ -21,9 +21,10 @@ interface Withdrawal {
 export class WithdrawalsPage extends ListPageElement {
   static override properties = { ...ListPageElement.properties, list: { state: true } };
   declare list: ListOf<Withdrawal> | undefined;
-  async refresh(): Promise<void> {
+  static override followEveryMs = FOLLOW_EVERY_MS;
+  async refresh(live = false): Promise<void> {
     // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
-    this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`))) ?? this.list;
+    this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`, undefined, { live }))) ?? this.list;
   }
 
   #create(event: Event): void {

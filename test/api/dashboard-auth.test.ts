@@ -186,6 +186,24 @@ describe('sessions', () => {
     assert.deepEqual([(await browser.get('/session')).status, (await browser.get('/session')).body], [401, NOT_SIGNED_IN]);
   });
 
+  test('a live read (X-Live-Read: 1, the page following changes by itself) answers but keeps nothing alive', async () => {
+    const browser = dashboardClient(server);
+    assert.equal((await browser.signIn(owner.email, owner.password)).status, 200);
+    const live = { headers: { 'X-Live-Read': '1' } };
+    server.clock.advance(IDLE_MS - 1);
+    for (const path of ['/session', '/payments', '/withdrawals', '/refunds', '/balance']) assert.equal((await browser.request('GET', path, live)).status, 200, path);
+    server.clock.advance(1);
+    assert.deepEqual((await browser.request('GET', '/payments', live)).body, NOT_SIGNED_IN, 'idle since sign-in, live reads or not');
+    assert.equal((await browser.get('/session')).status, 401);
+    // Any other value is a read at the user's hand, as before.
+    const other = dashboardClient(server);
+    await other.signIn(owner.email, owner.password);
+    server.clock.advance(IDLE_MS - 1);
+    assert.equal((await other.request('GET', '/payments', { headers: { 'X-Live-Read': '0' } })).status, 200);
+    server.clock.advance(IDLE_MS - 1);
+    assert.equal((await other.get('/session')).status, 200, 'a read at the user\'s hand keeps the session alive');
+  });
+
   test('sign-out forgets the session on the server: the old cookie no longer works', async () => {
     const browser = dashboardClient(server);
     await browser.signIn(owner.email, owner.password);

@@ -1,7 +1,8 @@
 /**
  * The merchant dashboard in headless Chromium against the real server: sign-in by keyboard, a wrong
  * password, every page checked by axe in light and dark at desktop width and at 320 px, a
- * keyboard-only approve, a payment and the list following a change live, no CSP violation, a
+ * keyboard-only approve, a payment and the list following a change live, withdrawals, refunds and
+ * the balance following changes made through the API, no CSP violation, a
  * viewer with no controls, the lists of withdrawals and refunds by pages, and Back to the payments
  * list as it was left.
  */
@@ -248,6 +249,51 @@ describe('the dashboard in Chromium', () => {
     await page.waitForSelector(`payments-page a[href="/dashboard/payments/${payment.body.id}"]`);
     await postJson(`${server.api}/dev/blocks`, { network: 'bitcoin', count: 6 });
     await page.waitForFunction(`document.querySelector('a[href="/dashboard/payments/${payment.body.id}"]')?.closest('tr')?.querySelector('.status')?.textContent === 'COMPLETE'`);
+    assert.equal(await page.evaluate('window.__sameDocument'), true, 'no reload');
+    await page.browserContext().close();
+  });
+
+  test('withdrawals, refunds and the balance follow changes made elsewhere, without a reload', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '1', asset: BTC, invoice: 'follow-funding' });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.evaluate('window.__sameDocument = true');
+    const rowOf = (list: string, needle: string) =>
+      `[...document.querySelectorAll('${list}-page tbody tr')].find((row) => row.innerHTML.includes('${needle}'))`;
+
+    await page.click('a[href="/dashboard/withdrawals"]');
+    await page.waitForFunction(`document.querySelector('withdrawals-page')?.textContent?.includes('withdrawals; page')`);
+    // Made through the API (a merchant's backend), not on this page.
+    const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'follow-1' });
+    assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body));
+    await page.waitForFunction(`${rowOf('withdrawals', 'follow-1')}?.querySelector('.status')?.textContent === '${withdrawal.body.status}'`, { timeout: 20_000 });
+    if (withdrawal.body.status === 'OPEN') {
+      assert.equal((await api.post(`/withdrawal/${withdrawal.body.id}/approve`, {})).status, 200);
+      await page.waitForFunction(`${rowOf('withdrawals', 'follow-1')}?.querySelector('.status')?.textContent !== 'OPEN'`, { timeout: 20_000 });
+    }
+
+    await page.click('a[href="/dashboard/refunds"]');
+    await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('refunds; page')`);
+    const refund = await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.02', reason: 'follow-refund' });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    await page.waitForFunction(`${rowOf('refunds', refund.body.id)} !== undefined`, { timeout: 20_000 });
+
+    await page.click('a[href="/dashboard/balance"]');
+    await page.waitForSelector('balance-page tbody tr');
+    const available = async () => (await api.get('/balance')).body.data.find((row: { asset: { short: string } }) => row.asset.short === 'BTC').available as string;
+    const before = await available();
+    await page.waitForFunction(`document.querySelector('balance-page tbody')?.textContent?.includes('${before}')`, { timeout: 20_000 });
+    const more = await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'follow-more' });
+    await postJson(`${server.api}/dev/transactions`, { address: more.body.addressTo, amount: '0.5', asset: BTC, confirmations: 6 });
+    let after = await available();
+    for (let i = 0; i < 100 && after === before; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await available();
+    }
+    assert.notEqual(after, before, 'the payment was credited');
+    await page.waitForFunction(`document.querySelector('balance-page tbody')?.textContent?.includes('${after}')`, { timeout: 20_000 });
     assert.equal(await page.evaluate('window.__sameDocument'), true, 'no reload');
     await page.browserContext().close();
   });

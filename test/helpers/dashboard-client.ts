@@ -41,8 +41,8 @@ export function dashboardClient(server: Pick<TestServer, 'url'>) {
   let cookie: string | undefined;
   let csrfToken: string | undefined;
 
-  async function request<T = any>(method: string, path: string, options: { body?: unknown; csrf?: string | null; origin?: string | null; raw?: string; contentType?: string } = {}): Promise<DashboardResponse<T>> {
-    const headers: Record<string, string> = {};
+  async function request<T = any>(method: string, path: string, options: { body?: unknown; csrf?: string | null; origin?: string | null; raw?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<DashboardResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
     if (cookie) headers.Cookie = cookie;
     const token = options.csrf === undefined ? csrfToken : options.csrf;
     if (token) headers['X-CSRF-Token'] = token;
