@@ -45,23 +45,40 @@ export abstract class PageElement extends LitElement {
   static followEveryMs: number | undefined;
   #following: ReturnType<typeof setInterval> | undefined;
 
+  // Reads by the order they started: every read, the user's last, and the one whose answer is shown.
+  #started = 0;
   #asked = 0;
+  #shown = 0;
   /**
-   * The answer to a read, or undefined when a later read started meanwhile (a double click, a
-   * filter sent while the page still loads): an older answer never replaces a newer one.
+   * The answer to a read, or undefined when it is superseded: by a read of the user's that started
+   * after it (a double click, a filter sent while the page still loads, Next), or by a later read
+   * whose answer is shown already. An older answer never replaces a newer one, and a live read (the
+   * page's own) never drops the answer to a read the user asked for after it.
    */
-  protected async newest<T>(read: Promise<T>): Promise<T | undefined> {
-    const asked = ++this.#asked;
+  protected async newest<T>(read: Promise<T>, live = false): Promise<T | undefined> {
+    const started = ++this.#started;
+    if (!live) this.#asked = started;
     const answer = await read;
-    return asked === this.#asked ? answer : undefined;
+    if (started < this.#asked || started < this.#shown) return undefined;
+    this.#shown = started;
+    return answer;
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
     void this.refresh().catch((err) => this.fail(err));
     const every = (this.constructor as typeof PageElement).followEveryMs;
-    // A read that fails is tried again at the next; a session that ended shows the sign-in form (api.ts).
-    if (every) this.#following = setInterval(() => document.visibilityState === 'visible' && void this.refresh(true).catch(() => undefined), every);
+    if (!every) return;
+    // One follow-up at a time (a slow server does not pile them up). One that fails is tried again
+    // at the next; a session that ended shows the sign-in form (api.ts).
+    let busy = false;
+    this.#following = setInterval(() => {
+      if (busy || document.visibilityState !== 'visible') return;
+      busy = true;
+      void this.refresh(true)
+        .catch(() => undefined)
+        .finally(() => (busy = false));
+    }, every);
   }
 
   override disconnectedCallback(): void {

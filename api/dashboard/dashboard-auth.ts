@@ -1,7 +1,8 @@
 /**
  * @module The dashboard's guards. `signedIn`: a live session cookie, whose user's merchant becomes
- * the merchant every use case is asked for (so another merchant's ids are 404s, as on the API).
- * `change`: a state-changing request also needs the session's CSRF token in `X-CSRF-Token` and, when
+ * the merchant every use case is asked for (so another merchant's ids are 404s, as on the API),
+ * marked used unless the page read by itself (`X-Live-Read: 1`); `following`: the same, never marked
+ * used (the event stream). `change`: a state-changing request also needs the session's CSRF token in `X-CSRF-Token` and, when
  * the browser sends `Origin`, the service's own origin (403 otherwise, before anything is read or
  * changed); and an owner, not a viewer (403 whatever the browser sends).
  */
@@ -74,11 +75,11 @@ export function sameOriginOnly(publicUrl: string): RequestHandler {
 export function createDashboardAuth(deps: { sessions: Sessions; merchants: MerchantService; publicUrl: string }) {
   const { sessions, merchants, publicUrl } = deps;
 
-  const signedIn: RequestHandler = async (req, res, next) => {
+  // `used`: whether the request counts as use of the session (keeps it from going idle).
+  const signedInWhen = (used: (req: Request) => boolean): RequestHandler => async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const token = cookieOf(req, SESSION_COOKIE);
-    // A read the page makes by itself says so: it keeps nothing alive (see LIVE_READ_HEADER).
-    const session = token ? await (req.get(LIVE_READ_HEADER) === '1' ? sessions.peek(token) : sessions.resolve(token)) : undefined;
+    const session = token ? await (used(req) ? sessions.resolve(token) : sessions.peek(token)) : undefined;
     const merchant: Merchant | undefined = session && (await merchants.findById(session.user.merchantId));
     if (!token || !session || !merchant) {
       next(notSignedIn());
@@ -89,6 +90,8 @@ export function createDashboardAuth(deps: { sessions: Sessions; merchants: Merch
     res.locals.merchant = merchant;
     next();
   };
+  // A read the page makes by itself says so: it keeps nothing alive (see LIVE_READ_HEADER).
+  const signedIn = signedInWhen((req) => req.get(LIVE_READ_HEADER) !== '1');
 
   const csrf: RequestHandler = (req, res: Response, next) => {
     const sent = req.get('X-CSRF-Token');
@@ -102,6 +105,11 @@ export function createDashboardAuth(deps: { sessions: Sessions; merchants: Merch
   return {
     /** A live session (every dashboard API route). */
     signedIn: [signedIn] as RequestHandler[],
+    /**
+     * A live session, not marked used: the event stream, which the page opens and reopens by itself
+     * (after a dropped connection) and which cannot send LIVE_READ_HEADER.
+     */
+    following: [signedInWhen(() => false)] as RequestHandler[],
     /** A change: a live session, the site's own origin, the session's CSRF token, and an owner. */
     change: [signedIn, sameOriginOnly(publicUrl), csrf, owner] as RequestHandler[],
     /** As `change`, but any role may (signing out). */

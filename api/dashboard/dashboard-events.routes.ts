@@ -15,7 +15,7 @@ const HEARTBEAT_MS = 15_000;
 /** The event stream route. */
 export function dashboardEventRoutes(deps: { feed: MerchantFeed; auth: DashboardAuth; sessions: Pick<Sessions, 'isLive'> }): Router {
   const router = Router();
-  router.get('/', ...deps.auth.signedIn, (req, res) => {
+  router.get('/', ...deps.auth.following, (req, res) => {
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-store');

@@ -16,7 +16,7 @@ export class BalancePage extends PageElement {
 
   static override followEveryMs = FOLLOW_EVERY_MS;
   async refresh(live = false): Promise<void> {
-    this.rows = (await call<{ data: BalanceRow[] }>('GET', '/balance', undefined, { live })).data;
+    this.rows = (await this.newest(call<{ data: BalanceRow[] }>('GET', '/balance', undefined, { live }), live))?.data ?? this.rows;
   }
 
   override render() {

@@ -45,8 +45,11 @@ export class PaymentPage extends PageElement {
   }
 
   async refresh(live = false): Promise<void> {
-    this.payment = await call<Payment>('GET', `/payments/${encodeURIComponent(this.paymentId)}`, undefined, { live });
-    this.deliveries = (await call<{ data: Delivery[] }>('GET', `/payments/${encodeURIComponent(this.paymentId)}/deliveries`, undefined, { live })).data;
+    const id = encodeURIComponent(this.paymentId);
+    const read = Promise.all([call<Payment>('GET', `/payments/${id}`, undefined, { live }), call<{ data: Delivery[] }>('GET', `/payments/${id}/deliveries`, undefined, { live })]);
+    const answer = await this.newest(read, live);
+    if (!answer) return;
+    [this.payment, { data: this.deliveries }] = answer;
   }
 
   // One heading element before and after the payment arrives: the app focuses it when the page

@@ -1,5 +1,6 @@
 /** Payments: newest first, a status filter, a search (id, invoice, transaction id, address), pages, the CSV export. */
 import { html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { ListPageElement } from '../page-element.ts';
@@ -50,7 +51,7 @@ export class PaymentsPage extends ListPageElement {
     const query = new URLSearchParams({ page: String(this.page), limit: String(PAGE_LIMIT) });
     if (this.search) query.set('search', this.search);
     if (this.status) query.set('statuses', this.status);
-    const list = await this.newest(call<ListOf<PaymentRow>>('GET', `/payments?${query}`, undefined, { live }));
+    const list = await this.newest(call<ListOf<PaymentRow>>('GET', `/payments?${query}`, undefined, { live }), live);
     if (!list) return;
     // A page past the end (an old link, or an address edited by hand) shows the last page instead.
     if (list.data.length === 0 && this.page > pageCount(list)) {
@@ -94,7 +95,9 @@ export class PaymentsPage extends ListPageElement {
         <table>
           <thead><tr><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Invoice</th><th scope="col">Payment</th></tr></thead>
           <tbody>
-            ${(list?.data ?? []).map(
+            ${repeat(
+              list?.data ?? [],
+              (p) => p.id,
               (p) => html`<tr>
                 <td>${timeText(p.createdAt)}</td>
                 <td><span class="status status-${p.status.toLowerCase()}">${p.status}</span></td>

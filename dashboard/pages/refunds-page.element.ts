@@ -3,6 +3,7 @@
  * cancel them, and on a payment refund it (an amount or what the payer is owed; an address or a claim link).
  */
 import { html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
@@ -32,7 +33,7 @@ export class RefundsPage extends ListPageElement {
   static override followEveryMs = FOLLOW_EVERY_MS;
   async refresh(live = false): Promise<void> {
     const only = this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : '';
-    this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${only}`, undefined, { live }))) ?? this.list;
+    this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${only}`, undefined, { live }), live)) ?? this.list;
   }
 
   #refund(event: Event): void {
@@ -70,7 +71,9 @@ export class RefundsPage extends ListPageElement {
         ? html`<p>No refunds.</p>`
         : html`<div class="table" role="region" aria-label="Refunds" tabindex="0"><table>
             <thead><tr><th scope="col">Created</th><th scope="col">Refund</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.paymentId ? '' : html`<th scope="col">Payment</th>`}${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-            <tbody>${rows.map(
+            <tbody>${repeat(
+              rows,
+              (r) => r.id,
               (r) => html`<tr>
                 <td>${timeText(r.createdAt)}</td>
                 <td class="mono" title=${r.id}>${r.id.slice(0, 8)}</td>

@@ -1,5 +1,6 @@
 /** Withdrawals: the list, newest first and by pages, and for owners create, approve and cancel. */
 import { html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
@@ -24,7 +25,7 @@ export class WithdrawalsPage extends ListPageElement {
   static override followEveryMs = FOLLOW_EVERY_MS;
   async refresh(live = false): Promise<void> {
     // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
-    this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`, undefined, { live }))) ?? this.list;
+    this.list = (await this.newest(call<ListOf<Withdrawal>>('GET', `/withdrawals?page=${this.page - 1}&limit=${PAGE_LIMIT}`, undefined, { live }), live)) ?? this.list;
   }
 
   #create(event: Event): void {
@@ -58,7 +59,9 @@ export class WithdrawalsPage extends ListPageElement {
         <table>
           <thead><tr><th scope="col">Created</th><th scope="col">Invoice</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">To</th>${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
           <tbody>
-            ${(this.list?.data ?? []).map(
+            ${repeat(
+              this.list?.data ?? [],
+              (w) => w.id,
               (w) => html`<tr>
                 <td>${timeText(w.createdAt)}</td>
                 <td>${w.invoice}</td>

@@ -186,14 +186,20 @@ describe('sessions', () => {
     assert.deepEqual([(await browser.get('/session')).status, (await browser.get('/session')).body], [401, NOT_SIGNED_IN]);
   });
 
-  test('a live read (X-Live-Read: 1, the page following changes by itself) answers but keeps nothing alive', async () => {
+  test('a live read (X-Live-Read: 1) and the event stream, the page following changes by itself, answer but keep nothing alive', async () => {
     const browser = dashboardClient(server);
     assert.equal((await browser.signIn(owner.email, owner.password)).status, 200);
     const live = { headers: { 'X-Live-Read': '1' } };
     server.clock.advance(IDLE_MS - 1);
     for (const path of ['/session', '/payments', '/withdrawals', '/refunds', '/balance']) assert.equal((await browser.request('GET', path, live)).status, 200, path);
+    // The event stream, opened (or opened again after a dropped connection) by the page itself.
+    const stream = new AbortController();
+    const opened = await fetch(`${server.url}/dashboard/api/events`, { headers: { Cookie: browser.cookie()! }, signal: stream.signal });
+    assert.equal(opened.status, 200);
+    stream.abort();
+    await opened.body?.cancel().catch(() => undefined);
     server.clock.advance(1);
-    assert.deepEqual((await browser.request('GET', '/payments', live)).body, NOT_SIGNED_IN, 'idle since sign-in, live reads or not');
+    assert.deepEqual((await browser.request('GET', '/payments', live)).body, NOT_SIGNED_IN, 'idle since sign-in, live reads and the stream or not');
     assert.equal((await browser.get('/session')).status, 401);
     // Any other value is a read at the user's hand, as before.
     const other = dashboardClient(server);

@@ -260,6 +260,10 @@ describe('the dashboard in Chromium', () => {
     const { page } = await newPage();
     await signIn(page, owner);
     await page.evaluate('window.__sameDocument = true');
+    const liveReads: string[] = [];
+    page.on('request', (request) => {
+      if (request.headers()['x-live-read'] === '1') liveReads.push(request.url());
+    });
     const rowOf = (list: string, needle: string) =>
       `[...document.querySelectorAll('${list}-page tbody tr')].find((row) => row.innerHTML.includes('${needle}'))`;
 
@@ -268,11 +272,18 @@ describe('the dashboard in Chromium', () => {
     // Made through the API (a merchant's backend), not on this page.
     const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'follow-1' });
     assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body));
-    await page.waitForFunction(`${rowOf('withdrawals', 'follow-1')}?.querySelector('.status')?.textContent === '${withdrawal.body.status}'`, { timeout: 20_000 });
-    if (withdrawal.body.status === 'OPEN') {
-      assert.equal((await api.post(`/withdrawal/${withdrawal.body.id}/approve`, {})).status, 200);
-      await page.waitForFunction(`${rowOf('withdrawals', 'follow-1')}?.querySelector('.status')?.textContent !== 'OPEN'`, { timeout: 20_000 });
-    }
+    assert.equal(withdrawal.body.status, 'OPEN');
+    await page.waitForFunction(`${rowOf('withdrawals', 'follow-1')}?.querySelector('.status')?.textContent === 'OPEN'`, { timeout: 20_000 });
+    // The keyboard's focus on its Approve button stays with it while a newer withdrawal arrives above.
+    await page.$eval('withdrawals-page', (list) => [...list.querySelectorAll('tbody tr')].find((row) => row.textContent!.includes('follow-1'))!.querySelector('button')!.focus());
+    const newer = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'follow-2' });
+    assert.equal(newer.status, 200, JSON.stringify(newer.body));
+    await page.waitForFunction(`${rowOf('withdrawals', 'follow-2')}?.querySelector('.status')?.textContent === 'OPEN'`, { timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal follow-1 approved.'`);
+    // Approved (and paid out on the simulated network soon after); the newer one untouched.
+    assert.ok(['APPROVED', 'COMPLETE'].includes((await api.get(`/withdrawal/${withdrawal.body.id}`)).body.status));
+    assert.equal((await api.get(`/withdrawal/${newer.body.id}`)).body.status, 'OPEN');
 
     await page.click('a[href="/dashboard/refunds"]');
     await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('refunds; page')`);
@@ -282,9 +293,10 @@ describe('the dashboard in Chromium', () => {
 
     await page.click('a[href="/dashboard/balance"]');
     await page.waitForSelector('balance-page tbody tr');
+    const shownAvailable = `[...document.querySelectorAll('balance-page tbody tr')].find((row) => row.cells[0].textContent.includes('(BTC, bitcoin)'))?.cells[1].textContent`;
     const available = async () => (await api.get('/balance')).body.data.find((row: { asset: { short: string } }) => row.asset.short === 'BTC').available as string;
     const before = await available();
-    await page.waitForFunction(`document.querySelector('balance-page tbody')?.textContent?.includes('${before}')`, { timeout: 20_000 });
+    await page.waitForFunction(`${shownAvailable} === '${before}'`, { timeout: 20_000 });
     const more = await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'follow-more' });
     await postJson(`${server.api}/dev/transactions`, { address: more.body.addressTo, amount: '0.5', asset: BTC, confirmations: 6 });
     let after = await available();
@@ -293,8 +305,10 @@ describe('the dashboard in Chromium', () => {
       after = await available();
     }
     assert.notEqual(after, before, 'the payment was credited');
-    await page.waitForFunction(`document.querySelector('balance-page tbody')?.textContent?.includes('${after}')`, { timeout: 20_000 });
+    await page.waitForFunction(`${shownAvailable} === '${after}'`, { timeout: 20_000 });
     assert.equal(await page.evaluate('window.__sameDocument'), true, 'no reload');
+    // Each page read again by itself, saying so (X-Live-Read: 1, which does not keep the session alive).
+    for (const list of ['/withdrawals?', '/refunds?', '/balance']) assert.ok(liveReads.some((url) => url.includes(`/dashboard/api${list}`)), `a live read of ${list}`);
     await page.browserContext().close();
   });
 
