@@ -1,10 +1,11 @@
 /**
  * @module The dashboard's guards. `signedIn`: a live session cookie, whose user's merchant becomes
  * the merchant every use case is asked for (so another merchant's ids are 404s, as on the API),
- * marked used unless the page read by itself (`X-Live-Read: 1`); `following`: the same, never marked
- * used (the event stream). `change`: a state-changing request also needs the session's CSRF token in `X-CSRF-Token` and, when
- * the browser sends `Origin`, the service's own origin (403 otherwise, before anything is read or
- * changed); and an owner, not a viewer (403 whatever the browser sends).
+ * marked used unless the page read by itself (`X-Live-Read: 1`); `following`: the same, never
+ * marked used (the event stream). `change`: a state-changing request also needs the session's CSRF
+ * token in `X-CSRF-Token` and, when the browser sends `Origin`, the service's own origin (403
+ * otherwise, before anything is read or changed); and an owner, not a viewer (403 whatever the
+ * browser sends).
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
