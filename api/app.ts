@@ -168,7 +168,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   app.use('/hosted', staticFiles(path.join(DIST_DIR, 'hosted')));
   app.use('/dashboard', dashboardRoutes(services, DIST_DIR, loadDashboardAssets(DIST_DIR)));
   const pageAssets = loadPageAssets(DIST_DIR);
-  app.use(payPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
+  app.use(payPageRoutes(services.checkout, services.refundClaims, services.config.publicUrl, publicLimit, pageAssets));
   app.use(refundPageRoutes(services.refundClaims, services.config.publicUrl, publicLimit, pageAssets));
   app.use(receiptPageRoutes(services.checkout, services.config.publicUrl, publicLimit, pageAssets));
   for (const [mountPath, router] of options.mounts ?? []) app.use(mountPath, router);

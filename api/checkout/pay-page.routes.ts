@@ -4,9 +4,11 @@ import { acceptedLanguages, type Locale, lookupLocale, matchLocale } from '../..
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
-import { NotFound } from '../shared/errors.ts';
+import { InvalidState, NotFound } from '../shared/errors.ts';
 import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
 import { payerLinks } from '../payer-pages/payer-links.ts';
+import { shownPayerLinks } from '../../hosted/payer-link-rules.ts';
+import type { CheckoutOutput } from './checkout.schema.ts';
 
 /** The cookie that remembers a language chosen on the page. */
 export const LANGUAGE_COOKIE = 'checkout_lang';
@@ -34,8 +36,28 @@ function chooseLocale(req: Request, res: Response): Locale {
   return (remembered && lookupLocale(remembered)) || matchLocale(acceptedLanguages(req.get('Accept-Language')));
 }
 
+/** What the page asks of refund requests: the one a payer could file now (throws InvalidState when nothing is owed). */
+export interface RefundRequests {
+  requestable(paymentId: string): Promise<unknown>;
+}
+
+/**
+ * Whether a payment whose state offers a refund request has nothing left to ask for (refunded in
+ * full, or less owed than a payout lets go): its page then shows no link to a form that could only
+ * say so. A request already waiting keeps the link: its page says it waits for the shop.
+ */
+async function nothingToRequest(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception'>): Promise<boolean> {
+  if (!shownPayerLinks(view).refund) return false;
+  try {
+    await refunds.requestable(view.id);
+    return false;
+  } catch (err) {
+    return err instanceof InvalidState;
+  }
+}
+
 /** GET /pay?id=<payment id>[&lang=<tag>]: the hosted payer page, or a friendly 404 page for an unknown id. */
-export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limit: RequestHandler, assets: PageAssets = UNBUILT_ASSETS): Router {
+export function payPageRoutes(checkout: CheckoutService, refunds: RefundRequests, publicUrl: string, limit: RequestHandler, assets: PageAssets = UNBUILT_ASSETS): Router {
   const router = Router();
   const csp = payPageCsp(publicUrl, assets.styles);
   router.get('/pay', limit, async (req, res) => {
@@ -52,7 +74,8 @@ export function payPageRoutes(checkout: CheckoutService, publicUrl: string, limi
         const view = (await checkout.snapshot(id)).view;
         // A language chosen on the page is kept with the payment: its receipt and mail speak it.
         if (typeof req.query.lang === 'string' && lookupLocale(req.query.lang)) await checkout.rememberLocale(view.id, messages.locale);
-        page = renderPayPage(view, assets, { messages }, payerLinks(view, PAYER_MESSAGES[messages.locale]));
+        const links = payerLinks(view, PAYER_MESSAGES[messages.locale], { nothingToRequest: await nothingToRequest(refunds, view) });
+        page = renderPayPage(view, assets, { messages }, links);
       }
     } catch (err) {
       if (!(err instanceof NotFound)) throw err;

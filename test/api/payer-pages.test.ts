@@ -127,6 +127,8 @@ describe('the payer asks for a refund', () => {
     assert.equal(asked.status, 303);
     const location = asked.headers.get('location')!;
     assert.match(await (await page(location)).text(), /Demandé : en attente de la boutique/);
+    // The request waits for the shop: the payment's page keeps the link, whose page says so.
+    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), /<p data-link="refund"><a href="\/refund\/request/);
     const twice = await page(`/refund/request?payment=${created.body.id}`);
     assert.equal(twice.status, 409);
     assert.match(twice.headers.get('content-type') ?? '', /^text\/html/);
@@ -152,6 +154,28 @@ describe('the payer asks for a refund', () => {
       assertPageSafety(response, text);
       assert.doesNotMatch(text, /"error"/);
     }
+    // Its page links to no such form, not even hidden for the page's script to show.
+    const payPage = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(payPage, /<p data-link="receipt"/);
+    assert.doesNotMatch(payPage, /data-link="refund"/);
+    server.clock.set(NOW);
+  });
+
+  test('refunded in full by the shop: the payment\'s page no longer offers a request, and offers it again if more arrives', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 50 });
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+    const offered = /<p data-link="refund"><a href="\/refund\/request/;
+    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), offered);
+    const refund = await api.post(`/payment/${created.body.id}/refund`, { addressTo: ETH_ADDRESS });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    assert.equal(refund.body.amount, '0.40000000');
+    const after = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.doesNotMatch(after, /data-link="refund"/);
+    // A late transaction owes the payer again: the link comes back.
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.3', asset: ETH, confirmations: 50 });
+    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), offered);
     server.clock.set(NOW);
   });
 });
