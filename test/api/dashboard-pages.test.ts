@@ -319,6 +319,35 @@ describe('the page and the live feed', () => {
     assert.match(received, new RegExp(`event: payment\\ndata: \\{"id":"(${own.id})"\\}`));
   });
 
+  test('a burst of changes costs the stream a few session checks, not one each, and loses none', async () => {
+    const sessions = server.services.sessions;
+    const isLive = sessions.isLive;
+    let asked = 0;
+    // A slow database: the changes arrive while a check runs.
+    sessions.isLive = async (token) => {
+      asked++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return isLive(token);
+    };
+    const controller = new AbortController();
+    try {
+      const payments = [];
+      for (let i = 0; i < 8; i++) payments.push(await newPayment({ invoice: `burst-${i}` }));
+      const response = await fetch(`${server.url}/dashboard/api/events`, { headers: { Cookie: owner.cookie()! }, signal: controller.signal });
+      const reader = response.body!.getReader();
+      assert.match(new TextDecoder().decode((await reader.read()).value), /^retry: 3000/);
+      for (const payment of payments) await pay(payment.addressTo, '0.1', 0);
+      let received = '';
+      while (!payments.every((p) => received.includes(p.id))) received += new TextDecoder().decode((await reader.read()).value);
+      const order = payments.map((p) => received.indexOf(p.id));
+      assert.deepEqual(order, [...order].sort((a, b) => a - b), 'in the order they changed');
+      assert.ok(asked < payments.length, `${asked} checks for ${payments.length} changes`);
+    } finally {
+      controller.abort();
+      sessions.isLive = isLive;
+    }
+  });
+
   test('a stream ends with its session: after sign-out it carries no more ids', async () => {
     const browser = dashboardClient(server);
     const { password } = await createUser(server, shop.merchant.id, 'leaving@pages.example', 'viewer');
