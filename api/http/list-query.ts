@@ -1,10 +1,14 @@
+import { invalidFields } from '../shared/errors.ts';
+
 /**
  * Reads a list endpoint's query string, accepting array filters in all three encodings:
  * repeated keys (`ids=a&ids=b`), brackets (`ids[]=a`, `ids[0]=a`) and commas (`ids=a,b`).
  * A percent-encoded comma (`%2C`, what URLSearchParams and most HTTP clients send for a comma)
  * separates values too, except for the keys in `commaInValueKeys` (free text such as invoices),
  * where only a literal comma separates, so a value that itself holds a comma can be sent as
- * `%2C`. Unknown parameters are ignored.
+ * `%2C`. Unknown parameters are ignored; a known one in a form this does not read (`statuses[a]=…`,
+ * `page[]=2`) is refused with 400 validation-failed, never dropped: dropped, it would widen the list
+ * to every record the filter meant to leave out.
  */
 export function readListQuery(
   url: string,
@@ -14,6 +18,17 @@ export function readListQuery(
 ): Record<string, unknown> {
   const queryStart = url.indexOf('?');
   const pairs = queryStart === -1 ? [] : url.slice(queryStart + 1).split('&').filter(Boolean).map(splitPair);
+  const malformed = pairs.flatMap(([name]) => {
+    const bracket = name.indexOf('[');
+    if (bracket <= 0) return [];
+    const key = name.slice(0, bracket);
+    if (scalarKeys.includes(key)) return [{ path: name, message: `is not read: write ${key}=<value>, once` }];
+    if (arrayKeys.includes(key) && !/^\[\d*\]$/.test(name.slice(bracket))) {
+      return [{ path: name, message: `is not read: write ${key}=a,b, ${key}=a&${key}=b, ${key}[]=a or ${key}[0]=a` }];
+    }
+    return [];
+  });
+  if (malformed.length > 0) throw invalidFields(malformed);
   const query: Record<string, unknown> = {};
   for (const key of arrayKeys) {
     const values: string[] = [];

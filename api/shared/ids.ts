@@ -25,12 +25,14 @@ export function txnIdSpellings(txnId: string): string[] {
 }
 
 /**
- * A list query with its `ids` filter in stored form (a value that is no UUID is kept, and matches
- * nothing), and its `txnIds` in every spelling they may be stored in.
+ * A list query with its record id filters (`ids`, `paymentIds`) in stored form (a value that is no
+ * UUID is kept, and matches nothing), and its `txnIds` in every spelling they may be stored in.
  */
-export function withStoredIds<Q extends { ids?: string[] | undefined; txnIds?: string[] | undefined }>(query: Q): Q {
-  let stored = query;
-  if (stored.ids) stored = { ...stored, ids: stored.ids.map((id) => storedId(id) ?? id) };
-  if (stored.txnIds) stored = { ...stored, txnIds: stored.txnIds.flatMap(txnIdSpellings) };
-  return stored;
+export function withStoredIds<Q extends { ids?: string[] | undefined; paymentIds?: string[] | undefined; txnIds?: string[] | undefined }>(query: Q): Q {
+  const stored = (ids: string[]) => ids.map((id) => storedId(id) ?? id);
+  let result = query;
+  if (result.ids) result = { ...result, ids: stored(result.ids) };
+  if (result.paymentIds) result = { ...result, paymentIds: stored(result.paymentIds) };
+  if (result.txnIds) result = { ...result, txnIds: result.txnIds.flatMap(txnIdSpellings) };
+  return result;
 }

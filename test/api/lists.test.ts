@@ -334,6 +334,29 @@ describe('refusing bad list parameters', () => {
     });
   }
 
+  // A known filter in a form the list does not read is refused, never dropped: dropped, it would
+  // answer every record the filter meant to leave out.
+  for (const [query, path, message] of [
+    ['statuses[a]=EXPIRED', 'statuses[a]', 'is not read: write statuses=a,b, statuses=a&statuses=b, statuses[]=a or statuses[0]=a'],
+    ['ids[foo]=x&limit=1', 'ids[foo]', 'is not read: write ids=a,b, ids=a&ids=b, ids[]=a or ids[0]=a'],
+    ['page[]=2', 'page[]', 'is not read: write page=<value>, once'],
+    ['limit[x]=5', 'limit[x]', 'is not read: write limit=<value>, once'],
+  ] as const) {
+    test(`payments: refuses ${query} with 400 validation-failed`, async () => {
+      const response = await shop.get(`/payment?${query}`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, invalid(path, message));
+    });
+  }
+
+  test('refunds and withdrawals: refuse a filter in an unread form too', async () => {
+    for (const path of ['/refund?statuses[a]=OPEN', '/withdrawal?statuses[a]=OPEN']) {
+      const response = await payouts.get(path);
+      assert.equal(response.status, 400, path);
+      assert.deepEqual(response.body, invalid('statuses[a]', 'is not read: write statuses=a,b, statuses=a&statuses=b, statuses[]=a or statuses[0]=a'));
+    }
+  });
+
   test('lists every bad parameter at once', async () => {
     const response = await shop.get('/payment?page=0&limit=500&statuses=NEW');
     assert.equal(response.status, 400);

@@ -303,6 +303,8 @@ describe('the merchant refunds a payment', () => {
     server.clock.set(NOW);
     const all = (await api.get(`/refund?paymentIds=${payment.id}`)).body;
     assert.deepEqual({ ...all, data: all.data.map((r: { id: string }) => r.id) }, { data: [second.id, first.id], page: 1, limit: 20, total: 2 });
+    // A payment id is a UUID: any case finds its refunds, as the other id filters do.
+    assert.deepEqual((await api.get(`/refund?paymentIds=${payment.id.toUpperCase()}`)).body, all);
     const open = (await api.get(`/refund?paymentIds=${payment.id}&statuses=AWAITING_ADDRESS`)).body;
     assert.deepEqual(open.data.map((r: { id: string }) => r.id), [second.id]);
     const bad = await api.get('/refund?statuses=DONE');
