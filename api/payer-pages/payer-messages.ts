@@ -31,6 +31,8 @@ export interface PayerMessages {
   addressInvalid: (network: string) => string;
   tagRequired: string;
   tagInvalid: string;
+  /** The address given is one of the service's own receiving addresses. */
+  addressOwn: (network: string) => string;
   addressAlreadySet: string;
   alreadyRequested: string;
   nothingToRefund: string;

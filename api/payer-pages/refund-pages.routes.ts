@@ -7,6 +7,7 @@ import type { Asset } from '../networks/asset-registry.ts';
 import { networkName } from '../../widget/checkout-format.ts';
 import type { RefundClaims } from '../refunds/refund-claims.ts';
 import { DestinationInput } from '../refunds/refund.schema.ts';
+import { isOwnAddressRefusal } from '../withdrawals/withdrawal-request.ts';
 import { Conflict, DomainError, InvalidInput, InvalidState, NotFound } from '../shared/errors.ts';
 import type { PayerMessages } from './payer-messages.ts';
 import { payerMessages } from './payer-locale.ts';
@@ -24,6 +25,7 @@ function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: P
   if (err instanceof InvalidInput) {
     const path = err.details?.[0]?.path;
     if (path === 'destTag') return view.needsTag && destTag === '' ? m.tagRequired : m.tagInvalid;
+    if (isOwnAddressRefusal(err)) return m.addressOwn(networkName(asset.network));
     return m.addressInvalid(networkName(asset.network));
   }
   if (err instanceof Conflict && err.code === 'refund-already-requested') return m.alreadyRequested;

@@ -7,7 +7,7 @@ import { parseCollecting } from '../shared/validation.ts';
 import type { AddressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
-import { type FieldError, invalidFields } from '../shared/errors.ts';
+import { type FieldError, InvalidInput, invalidFields } from '../shared/errors.ts';
 import type { AddressStore } from '../networks/address.store.ts';
 import { AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
 import { CreateWithdrawalInput } from './withdrawal.schema.ts';
@@ -37,9 +37,14 @@ export function destinationErrors(codec: AddressCodec, asset: Asset, addressTo: 
  */
 export async function refuseOwnAddress(addresses: Pick<AddressStore, 'isReceiving'>, codec: AddressCodec, asset: Asset, addressTo: string): Promise<void> {
   if (!(await addresses.isReceiving(asset.network, codec.canonical(addressTo)))) return;
-  throw invalidFields([
-    { path: 'addressTo', message: `is one of this installation's own receiving addresses on ${asset.network}: a payout there would come back as a payment, not reach anyone` },
-  ]);
+  throw invalidFields([{ path: 'addressTo', message: `${OWN_ADDRESS} on ${asset.network}: a payout there would come back as a payment, not reach anyone` }]);
+}
+
+const OWN_ADDRESS = "is one of this installation's own receiving addresses";
+
+/** Whether an error is `refuseOwnAddress`'s (pages that word it for a payer tell it apart from a malformed address). */
+export function isOwnAddressRefusal(err: unknown): boolean {
+  return err instanceof InvalidInput && err.details?.[0]?.path === 'addressTo' && err.details[0].message.startsWith(OWN_ADDRESS);
 }
 
 /** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */

@@ -78,6 +78,15 @@ describe('the claim page', () => {
     const badHtml = await bad.text();
     assert.match(badHtml, /<p class="pay-warning" role="alert" id="pay-form-error">This is not a valid Ethereum address.<\/p>/);
     assert.match(badHtml, new RegExp(`value="${XRP_ADDRESS}"`));
+    // One of the service's own receiving addresses is a valid address: the payer is told why it is refused.
+    const ownAddress = (await api.post('/payment', { amount: '1', asset: ETH })).body.addressTo as string;
+    const own = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ownAddress.toLowerCase() });
+    assert.equal(own.status, 400);
+    assert.match(
+      await own.text(),
+      /<p class="pay-warning" role="alert" id="pay-form-error">This address belongs to the payment service itself: a refund sent there would not reach you. Enter an address of your own Ethereum wallet.<\/p>/,
+    );
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.addressTo, null);
 
     const good = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ETH_ADDRESS });
     assert.equal(good.status, 303);

@@ -25,6 +25,7 @@ const ar: PayerMessages = {
   addressInvalid: (network) => `هذا ليس عنوان ${network} صالحًا.`,
   tagRequired: `تحتاج هذه الشبكة إلى وسم وجهة.`,
   tagInvalid: `وسم الوجهة عدد صحيح من 0 إلى 4294967295.`,
+  addressOwn: (network) => `هذا العنوان يخص خدمة الدفع نفسها: لن يصلك أي استرداد يُرسل إليه. أدخل عنوانًا من محفظة ${network} الخاصة بك.`,
   addressAlreadySet: `لهذا الاسترداد عنوان بالفعل؛ ولا يمكن تغييره.`,
   alreadyRequested: `طُلب استرداد لهذه الدفعة بالفعل وهو في انتظار المتجر.`,
   nothingToRefund: `لا يوجد ما يُسترد من هذه الدفعة.`,

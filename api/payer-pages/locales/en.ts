@@ -25,6 +25,7 @@ const en: PayerMessages = {
   addressInvalid: (network) => `This is not a valid ${network} address.`,
   tagRequired: 'This network needs a destination tag.',
   tagInvalid: 'A destination tag is a whole number from 0 to 4294967295.',
+  addressOwn: (network) => `This address belongs to the payment service itself: a refund sent there would not reach you. Enter an address of your own ${network} wallet.`,
   addressAlreadySet: 'This refund already has an address; it cannot be changed.',
   alreadyRequested: 'A refund of this payment was already requested and waits for the shop.',
   nothingToRefund: 'This payment has nothing to refund.',

@@ -25,6 +25,7 @@ const es: PayerMessages = {
   addressInvalid: (network) => `Esta no es una dirección de ${network} válida.`,
   tagRequired: `Esta red necesita una etiqueta de destino.`,
   tagInvalid: `Una etiqueta de destino es un número entero de 0 a 4294967295.`,
+  addressOwn: (network) => `Esta dirección pertenece al propio servicio de pago: un reembolso enviado allí no te llegaría. Introduce una dirección de tu propio monedero de ${network}.`,
   addressAlreadySet: `Este reembolso ya tiene una dirección; no se puede cambiar.`,
   alreadyRequested: `Ya se solicitó un reembolso de este pago y espera a la tienda.`,
   nothingToRefund: `Este pago no tiene nada que reembolsar.`,

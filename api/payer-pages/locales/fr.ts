@@ -25,6 +25,7 @@ const fr: PayerMessages = {
   addressInvalid: (network) => `Ce n’est pas une adresse ${network} valide.`,
   tagRequired: `Ce réseau exige un tag de destination.`,
   tagInvalid: `Un tag de destination est un nombre entier de 0 à 4294967295.`,
+  addressOwn: (network) => `Cette adresse appartient au service de paiement lui-même : un remboursement envoyé là ne vous parviendrait pas. Saisissez une adresse de votre propre portefeuille ${network}.`,
   addressAlreadySet: `Ce remboursement a déjà une adresse ; elle ne peut pas être modifiée.`,
   alreadyRequested: `Un remboursement de ce paiement a déjà été demandé et attend la boutique.`,
   nothingToRefund: `Ce paiement n’a rien à rembourser.`,

@@ -25,6 +25,7 @@ const ja: PayerMessages = {
   addressInvalid: (network) => `有効な ${network} アドレスではありません。`,
   tagRequired: `このネットワークには宛先タグが必要です。`,
   tagInvalid: `宛先タグは 0 から 4294967295 までの整数です。`,
+  addressOwn: (network) => `このアドレスは決済サービス自体のものです。ここに送られた返金はお客様に届きません。ご自身の ${network} ウォレットのアドレスを入力してください。`,
   addressAlreadySet: `この返金にはすでにアドレスがあり、変更できません。`,
   alreadyRequested: `この支払いの返金はすでに申請され、ショップの対応待ちです。`,
   nothingToRefund: `この支払いに返金できるものはありません。`,

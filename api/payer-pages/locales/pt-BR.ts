@@ -25,6 +25,7 @@ const ptBR: PayerMessages = {
   addressInvalid: (network) => `Este não é um endereço ${network} válido.`,
   tagRequired: `Esta rede precisa de uma tag de destino.`,
   tagInvalid: `Uma tag de destino é um número inteiro de 0 a 4294967295.`,
+  addressOwn: (network) => `Este endereço pertence ao próprio serviço de pagamento: um reembolso enviado para ele não chegaria até você. Informe um endereço da sua própria carteira ${network}.`,
   addressAlreadySet: `Este reembolso já tem um endereço; ele não pode ser alterado.`,
   alreadyRequested: `Um reembolso deste pagamento já foi solicitado e aguarda a loja.`,
   nothingToRefund: `Este pagamento não tem nada a reembolsar.`,

@@ -25,6 +25,7 @@ const tr: PayerMessages = {
   addressInvalid: (network) => `Bu geçerli bir ${network} adresi değil.`,
   tagRequired: `Bu ağ bir hedef etiketi gerektirir.`,
   tagInvalid: `Hedef etiketi 0 ile 4294967295 arasında bir tam sayıdır.`,
+  addressOwn: (network) => `Bu adres ödeme hizmetinin kendisine ait: oraya gönderilen bir iade size ulaşmaz. Kendi ${network} cüzdanınızın bir adresini girin.`,
   addressAlreadySet: `Bu iadenin zaten bir adresi var; değiştirilemez.`,
   alreadyRequested: `Bu ödeme için zaten iade talep edildi ve mağazayı bekliyor.`,
   nothingToRefund: `Bu ödemede iade edilecek bir şey yok.`,

@@ -25,6 +25,7 @@ const zhCN: PayerMessages = {
   addressInvalid: (network) => `这不是有效的 ${network} 地址。`,
   tagRequired: `此网络需要目标标签。`,
   tagInvalid: `目标标签是 0 到 4294967295 之间的整数。`,
+  addressOwn: (network) => `此地址属于支付服务本身：退款发送到这里将无法到达您。请输入您自己的 ${network} 钱包地址。`,
   addressAlreadySet: `此退款已有地址，无法更改。`,
   alreadyRequested: `此付款已申请退款，正在等待商家处理。`,
   nothingToRefund: `此付款没有可退的款项。`,
