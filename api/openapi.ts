@@ -231,11 +231,12 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         responses: {
           200: { description: 'The new refund: APPROVED (with addressTo, paid out at once) or AWAITING_ADDRESS (send the payer its claimUrl).', content: json(ref(RefundOutput)) },
           ...errors({
-            400: 'validation-failed (every bad field in `details`: the address checked for the payment\'s network; `amount` required on an exactly paid payment) or invalid-json',
+            400: 'validation-failed (every bad field in `details`: the address checked for the payment\'s network; `amount` required on an exactly paid payment), invalid-json, or unsupported-currency (a `price` in a currency no rate source quotes the asset in)',
             ...SIGNED,
             404: 'payment-not-found (also for another merchant\'s id)',
             409: 'payouts-disabled (this network cannot pay out here), or idempotency-key-in-use',
             422: 'refund-exceeds-payment (more than refundableAmount), insufficient-funds (the available balance is short), or idempotency-key-reused',
+            503: `${ALWAYS[503]}; or rates-unavailable: no fresh quote for a \`price\` in that currency; nothing was created, \`Retry-After\` is the refresh period`,
             ...JSON_BODY,
           }),
         },

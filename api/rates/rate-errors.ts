@@ -8,7 +8,7 @@ export class UnsupportedCurrency extends InvalidInput {
     readonly currency: string,
     readonly short: string,
   ) {
-    super('unsupported-currency', `No rate source quotes ${short} in ${currency}. Price this payment in another currency, or in ${short} itself.`);
+    super('unsupported-currency', `No rate source quotes ${short} in ${currency}. Give the amount in another currency, or in ${short} itself.`);
   }
 }
 
@@ -25,7 +25,7 @@ export class RatesUnavailable extends Unavailable {
     super(
       'rates-unavailable',
       `No fresh ${currency} rate for ${short}: none of the rate sources (${sources.join(', ')}) gave a usable quote recently. ` +
-        `Try again in ${retryAfterSeconds} seconds; nothing was created. Payments priced in ${short} itself keep working.`,
+        `Try again in ${retryAfterSeconds} seconds; nothing was created. Amounts given in ${short} itself keep working.`,
       retryAfterSeconds,
     );
   }

@@ -121,7 +121,7 @@ describe('payments priced in a fiat currency', () => {
   test('a currency every source answers for but none quotes for the asset is 400 unsupported-currency', async () => {
     const response = await api.post('/payment', { price: { amount: '50000', currency: 'MNT' }, asset: BTC });
     assert.equal(response.status, 400);
-    assert.deepEqual(response.body, { error: { code: 'unsupported-currency', message: 'No rate source quotes BTC in MNT. Price this payment in another currency, or in BTC itself.' } });
+    assert.deepEqual(response.body, { error: { code: 'unsupported-currency', message: 'No rate source quotes BTC in MNT. Give the amount in another currency, or in BTC itself.' } });
   });
 
   test('with no fresh quote at all, answers 503 rates-unavailable with Retry-After and creates nothing', async () => {
@@ -137,7 +137,7 @@ describe('payments priced in a fiat currency', () => {
       error: {
         code: 'rates-unavailable',
         message:
-          'No fresh GBP rate for BTC: none of the rate sources (coinbase, kraken, bitstamp) gave a usable quote recently. Try again in 60 seconds; nothing was created. Payments priced in BTC itself keep working.',
+          'No fresh GBP rate for BTC: none of the rate sources (coinbase, kraken, bitstamp) gave a usable quote recently. Try again in 60 seconds; nothing was created. Amounts given in BTC itself keep working.',
       },
     });
     assert.equal((await api.get('/payment')).body.total, before);

@@ -188,7 +188,7 @@ describe('the rate book', () => {
     await assert.rejects(rates.rate('BTC', 'EUR'), {
       name: 'RatesUnavailable',
       message:
-        'No fresh EUR rate for BTC: none of the rate sources (coinbase, kraken) gave a usable quote recently. Try again in 30 seconds; nothing was created. Payments priced in BTC itself keep working.',
+        'No fresh EUR rate for BTC: none of the rate sources (coinbase, kraken) gave a usable quote recently. Try again in 30 seconds; nothing was created. Amounts given in BTC itself keep working.',
       retryAfterSeconds: 30,
     });
     // Asked once: the next asks wait for the background refresh instead of fetching per request.
@@ -200,7 +200,7 @@ describe('the rate book', () => {
     source('coinbase').prices.set('BTC/USD', '64000');
     source('kraken').prices.set('BTC/USD', '64000');
     const rates = book(['coinbase', 'kraken']);
-    await assert.rejects(rates.rate('BTC', 'MNT'), (err: unknown) => err instanceof UnsupportedCurrency && err.message === 'No rate source quotes BTC in MNT. Price this payment in another currency, or in BTC itself.');
+    await assert.rejects(rates.rate('BTC', 'MNT'), (err: unknown) => err instanceof UnsupportedCurrency && err.message === 'No rate source quotes BTC in MNT. Give the amount in another currency, or in BTC itself.');
     // One source down means nobody can tell: unavailable, not unsupported.
     source('kraken').fault = 'down';
     const partly = book(['coinbase', 'kraken']);

@@ -230,6 +230,14 @@ describe('the merchant refunds a payment', () => {
     const both = await api.post(`/payment/${payment.id}/refund`, { amount: '0.1', price: { amount: '100', currency: 'USD' } });
     assert.equal(both.status, 400);
     assert.deepEqual(both.body.error.details, [{ path: 'price', message: 'must not come with amount: give one or the other' }]);
+    // A currency no source quotes the asset in: said in words that fit a refund, and documented for this operation.
+    const unquoted = await api.post(`/payment/${payment.id}/refund`, { price: { amount: '100', currency: 'MNT' } });
+    assert.equal(unquoted.status, 400);
+    assert.deepEqual(unquoted.body, { error: { code: 'unsupported-currency', message: 'No rate source quotes ETH in MNT. Give the amount in another currency, or in ETH itself.' } });
+    const openApi = (await (await fetch(`${server.api}/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<number, { description: string }> } }> };
+    const documented = openApi.paths['/payment/{id}/refund']!.post.responses;
+    assert.match(documented[400]?.description ?? '', /unsupported-currency/);
+    assert.match(documented[503]?.description ?? '', /rates-unavailable/);
   });
 
   test('an unknown or another merchant\'s payment is not found', async () => {
