@@ -243,7 +243,12 @@ export function createRefundService(deps: RefundServiceDeps) {
             await cancelApprovedIn(stores, { registry, clock, transitions: deps.withdrawalTransitions }, refund.withdrawalId);
           } catch (err) {
             if (!(err instanceof CancelRefused)) throw err;
-            throw new InvalidState('invalid-state', `The refund's payout is signed and may reach the network, so it can no longer be cancelled. ${err.message}`);
+            throw new InvalidState(
+              'invalid-state',
+              err.reason === 'signed'
+                ? `The refund's payout transaction (${err.txnId}) is signed and may reach the network, so the refund can no longer be cancelled.`
+                : 'The refund\'s payout is already under way, so the refund can no longer be cancelled; look at it again.',
+            );
           }
         } else {
           throw new InvalidState('invalid-state', `The refund is ${refund.status}; only a refund waiting for an address or for approval, or approved with its payout not yet signed, can be cancelled.`);

@@ -262,6 +262,13 @@ describe('the merchant refunds a payment', () => {
     assert.equal(withdrawal.receivedAmount, '0.49950000');
     assert.equal(refund.txnId, withdrawal.txnId);
     assert.notEqual(refund.txnId, null);
+    // Sent: it can no longer be cancelled, said once and of the refund.
+    const tooLate = await api.post(`/refund/${refund.id}/cancel`, {});
+    assert.equal(tooLate.status, 409);
+    assert.deepEqual(tooLate.body, {
+      error: { code: 'invalid-state', message: `The refund's payout transaction (${refund.txnId}) is signed and may reach the network, so the refund can no longer be cancelled.` },
+    });
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.status, 'APPROVED');
     await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 100 });
     const done = (await api.get(`/refund/${refund.id}`)).body;
     assert.equal(done.status, 'COMPLETE');

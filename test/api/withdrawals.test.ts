@@ -329,7 +329,7 @@ describe('approving and cancelling', () => {
     const operator = createWithdrawalCancel({ uow: services.uow, registry: services.registry, clock: server.clock, transitions: createWithdrawalTransitions({ registry: services.registry, outbox: createWebhookOutbox() }) });
     const sent = await openWithdrawal();
     const approved = (await api.post(`/withdrawal/${sent.id}/approve`, {})).body;
-    await assert.rejects(operator.cancelApproved(sent.id), new CancelRefused(`A payout transaction (${approved.txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`));
+    await assert.rejects(operator.cancelApproved(sent.id), new CancelRefused(`A payout transaction (${approved.txnId}) is signed for this withdrawal and may reach the network; it cannot be cancelled while it stands.`, 'signed', approved.txnId));
     assert.equal((await api.get(`/withdrawal/${sent.id}`)).body.status, 'APPROVED', 'unchanged');
     await assert.rejects(operator.cancelApproved(sent.id.replace(/^.{8}/, '00000000')), CancelRefused);
 
