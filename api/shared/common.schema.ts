@@ -8,7 +8,11 @@ import { plainString, text } from './validation.ts';
 export const AmountInput = z
   .string({
     error: (issue) =>
-      issue.input === undefined ? 'is required' : 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)',
+      issue.input === undefined
+        ? 'is required'
+        : typeof issue.input === 'number'
+          ? 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)'
+          : 'must be a decimal number in a string, like "10.50"',
   })
   .max(40, 'must be at most 40 characters')
   .regex(AMOUNT_PATTERN, 'must be digits with an optional decimal point, like "10.50" (no sign, exponent or spaces)')

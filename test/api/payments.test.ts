@@ -164,6 +164,12 @@ describe('refusing a bad payment', () => {
     assert.deepEqual(response.body, { error: { code: 'validation-failed', message: `The request has invalid fields: ${fields}.`, details } });
   }
 
+  test('tells a JSON number from another wrong type in an amount', async () => {
+    for (const amount of [null, true, ['1'], { value: '1' }]) {
+      await expectInvalid({ amount, asset: { short: 'BTC', network: 'bitcoin' } }, [{ path: 'amount', message: 'must be a decimal number in a string, like "10.50"' }]);
+    }
+  });
+
   test('lists every bad field at once', async () => {
     await expectInvalid(
       { amount: 10, asset: { short: '', network: 'bitcoin' }, customer: { id: 1.5, email: 'not-an-email' }, checkoutUrl: 'javascript:alert(1)', color: 'red' },
