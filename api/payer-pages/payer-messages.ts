@@ -14,7 +14,8 @@ export interface PayerMessages {
   status: string;
   statuses: Record<RefundStatus, string>;
   feeNote: string;
-  sentTo: string;
+  /** The label of the address a refund goes to, in every state (requested, approved, sent). */
+  refundAddress: string;
   destTag: string;
   transaction: string;
   yourAddress: (network: string) => string;

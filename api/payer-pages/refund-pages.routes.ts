@@ -20,15 +20,15 @@ const field = (req: Request, name: string) => {
 };
 
 /** The form's problem in the payer's words, or undefined when it is not the payer's to fix. */
-function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: PayerMessages, destTag: string): string | undefined {
+function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: PayerMessages, destTag: string): Pick<FormState, 'error' | 'errorField'> | undefined {
   const { asset } = view;
   if (err instanceof InvalidInput) {
     const path = err.details?.[0]?.path;
-    if (path === 'destTag') return view.needsTag && destTag === '' ? m.tagRequired : m.tagInvalid;
-    if (isOwnAddressRefusal(err)) return m.addressOwn(networkName(asset.network));
-    return m.addressInvalid(networkName(asset.network));
+    if (path === 'destTag') return { error: view.needsTag && destTag === '' ? m.tagRequired : m.tagInvalid, errorField: 'destTag' };
+    if (isOwnAddressRefusal(err)) return { error: m.addressOwn(networkName(asset.network)), errorField: 'addressTo' };
+    return { error: m.addressInvalid(networkName(asset.network)), errorField: 'addressTo' };
   }
-  if (err instanceof Conflict && err.code === 'refund-already-requested') return m.alreadyRequested;
+  if (err instanceof Conflict && err.code === 'refund-already-requested') return { error: m.alreadyRequested };
   return undefined;
 }
 
@@ -87,9 +87,9 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       await claims.claim(id, token, parsed.data);
     } catch (err) {
       if (err instanceof InvalidState) return showClaim(req, res, id, token, 409, { error: m.addressAlreadySet });
-      const message = formError(err, view, m, state.destTag);
-      if (message === undefined) throw err;
-      return showClaim(req, res, id, token, 400, { ...state, error: message });
+      const shown = formError(err, view, m, state.destTag);
+      if (shown === undefined) throw err;
+      return showClaim(req, res, id, token, 400, { ...state, ...shown });
     }
     res.redirect(303, `/refund?id=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}&lang=${m.locale}`);
   });
@@ -129,9 +129,9 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
     } catch (err) {
       // The payment changed meanwhile (asked for by another, or no longer owed): its page says how it stands.
       if (err instanceof InvalidState) return showRequest(req, res, paymentId);
-      const message = formError(err, view, m, state.destTag);
-      if (message === undefined) throw err;
-      return showRequest(req, res, paymentId, err instanceof Conflict ? 409 : 400, { ...state, error: message });
+      const shown = formError(err, view, m, state.destTag);
+      if (shown === undefined) throw err;
+      return showRequest(req, res, paymentId, err instanceof Conflict ? 409 : 400, { ...state, ...shown });
     }
     res.redirect(303, `/refund?id=${created.id}&token=${created.token}&lang=${m.locale}`);
   });

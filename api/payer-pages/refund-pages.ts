@@ -14,6 +14,8 @@ import { REFUND_REFRESH_SECONDS, renderPayerPage } from './page-shell.ts';
 /** What the payer typed, shown again beside the reason it was refused. */
 export interface FormState {
   error?: string;
+  /** The field the error is about: it is marked invalid and takes the focus. */
+  errorField?: 'addressTo' | 'destTag';
   addressTo?: string;
   destTag?: string;
 }
@@ -24,10 +26,14 @@ function fact(label: string, value: SafeHtml | string): SafeHtml {
 
 function destinationFields(asset: Asset, needsTag: boolean, m: PayerMessages, state: FormState): SafeHtml {
   const error = state.error ? html`<p class="pay-warning" role="alert" id="pay-form-error">${state.error}</p>` : '';
-  const described = state.error ? html` aria-describedby="pay-form-error" aria-invalid="true"` : '';
+  // The field the error is about takes the focus as the page loads, so a keyboard or screen reader
+  // user lands on what to fix rather than at the top of the page.
+  const invalid = (field: FormState['errorField']) => (state.error && state.errorField === field ? html` aria-invalid="true" autofocus` : '');
+  const addressDescribed = state.error && state.errorField !== 'destTag' ? html` aria-describedby="pay-form-error"` : '';
+  const tagDescribed = state.errorField === 'destTag' ? 'pay-form-error pay-tag-hint' : 'pay-tag-hint';
   return html`${error}<label for="pay-address">${m.yourAddress(networkName(asset.network))}</label>
-<input id="pay-address" name="addressTo" required autocomplete="off" spellcheck="false" dir="ltr" value="${state.addressTo ?? ''}"${described}>
-${needsTag ? html`<label for="pay-tag">${m.destTag}</label><input id="pay-tag" name="destTag" required inputmode="numeric" pattern="[0-9]{1,10}" dir="ltr" aria-describedby="pay-tag-hint" value="${state.destTag ?? ''}"><p class="pay-small" id="pay-tag-hint">${m.tagHint}</p>` : ''}`;
+<input id="pay-address" name="addressTo" required autocomplete="off" spellcheck="false" dir="ltr" value="${state.addressTo ?? ''}"${addressDescribed}${invalid('addressTo')}>
+${needsTag ? html`<label for="pay-tag">${m.destTag}</label><input id="pay-tag" name="destTag" required inputmode="numeric" pattern="[0-9]{1,10}" dir="ltr" aria-describedby="${tagDescribed}" value="${state.destTag ?? ''}"${invalid('destTag')}><p class="pay-small" id="pay-tag-hint">${m.tagHint}</p>` : ''}`;
 }
 
 function header(shop: string, title: string): SafeHtml {
@@ -41,7 +47,7 @@ export function renderClaimPage(view: ClaimView, token: string, m: PayerMessages
     fact(m.amount, html`<strong dir="ltr">${amount}</strong> <span class="pay-small">${m.feeNote}</span>`),
     fact(m.status, html`<span data-refund-status="${view.status}">${m.statuses[view.status]}</span>`),
   ];
-  if (view.addressTo) facts.push(fact(m.sentTo, html`<code dir="ltr">${view.addressTo}</code>`));
+  if (view.addressTo) facts.push(fact(m.refundAddress, html`<code dir="ltr">${view.addressTo}</code>`));
   if (view.destTag) facts.push(fact(m.destTag, html`<code dir="ltr">${view.destTag}</code>`));
   if (view.txnId) facts.push(fact(m.transaction, html`<code dir="ltr">${view.txnId}</code>`));
   const form =

@@ -15,9 +15,10 @@ export function trimAmount(amount: string): string {
   return amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount;
 }
 
-/** "$18.00" from a decimal string of dollars. */
+/** "$18.00" from a decimal string of dollars: at least two decimals ("0.5" → "$0.50"), never fewer than given. */
 export function usd(amount: string): string {
-  return `$${amount}`;
+  const [whole, fraction = ''] = amount.split('.');
+  return `$${whole}.${fraction.padEnd(2, '0')}`;
 }
 
 /** A network's display name: "bitcoin" → "Bitcoin". */

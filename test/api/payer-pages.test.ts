@@ -77,7 +77,7 @@ describe('the claim page', () => {
     assert.equal(bad.status, 400);
     const badHtml = await bad.text();
     assert.match(badHtml, /<p class="pay-warning" role="alert" id="pay-form-error">This is not a valid Ethereum address.<\/p>/);
-    assert.match(badHtml, new RegExp(`value="${XRP_ADDRESS}"`));
+    assert.match(badHtml, new RegExp(`value="${XRP_ADDRESS}" aria-describedby="pay-form-error" aria-invalid="true" autofocus>`));
     // One of the service's own receiving addresses is a valid address: the payer is told why it is refused.
     const ownAddress = (await api.post('/payment', { amount: '1', asset: ETH })).body.addressTo as string;
     const own = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ownAddress.toLowerCase() });
@@ -97,7 +97,7 @@ describe('the claim page', () => {
     const script = await page('/refund/follow.js');
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
-    assert.match(followed, new RegExp(ETH_ADDRESS));
+    assert.match(followed, new RegExp(`<dt>Refund address</dt><dd><code dir="ltr">${ETH_ADDRESS}</code>`));
     assert.equal(followed.includes('<form class="pay-form"'), false);
 
     const again = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: '0x0000000000000000000000000000000000000001' });
@@ -113,7 +113,11 @@ describe('the claim page', () => {
     assert.match(await (await page(`/refund?id=${refund.id}&token=${token}`)).text(), /<label for="pay-tag">Destination tag<\/label>/);
     const untagged = await postForm('/refund', { id: refund.id, token, addressTo: XRP_ADDRESS, destTag: '' });
     assert.equal(untagged.status, 400);
-    assert.match(await untagged.text(), /This network needs a destination tag./);
+    const untaggedHtml = await untagged.text();
+    assert.match(untaggedHtml, /This network needs a destination tag./);
+    // The tag is what to fix: it is marked, described by the error and focused; the address is not.
+    assert.match(untaggedHtml, /<input id="pay-address" name="addressTo" required autocomplete="off" spellcheck="false" dir="ltr" value="[^"]+">/);
+    assert.match(untaggedHtml, /<input id="pay-tag" [^>]*aria-describedby="pay-form-error pay-tag-hint" value="" aria-invalid="true" autofocus>/);
     const tagged = await postForm('/refund', { id: refund.id, token, addressTo: XRP_ADDRESS, destTag: '12345' });
     assert.equal(tagged.status, 303);
     assert.equal((await api.get(`/refund/${refund.id}`)).body.destTag, '12345');

@@ -8,7 +8,7 @@ const ar: PayerMessages = {
   status: `الحالة`,
   statuses: { AWAITING_ADDRESS: `في انتظار عنوانك`, REQUESTED: `مطلوب: في انتظار المتجر`, APPROVED: `موافق عليه: قيد الإرسال`, COMPLETE: `أُرسل`, CANCELLED: `أُلغي` },
   feeNote: `تُخصم رسوم الشبكة من هذا المبلغ.`,
-  sentTo: `أُرسل إلى`,
+  refundAddress: `عنوان الاسترداد`,
   destTag: `وسم الوجهة`,
   transaction: `المعاملة`,
   yourAddress: (network) => `عنوانك على ${network}`,

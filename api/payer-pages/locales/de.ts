@@ -8,7 +8,7 @@ const de: PayerMessages = {
   status: `Status`,
   statuses: { AWAITING_ADDRESS: `Wartet auf Ihre Adresse`, REQUESTED: `Angefordert: wartet auf den Shop`, APPROVED: `Genehmigt: wird gesendet`, COMPLETE: `Gesendet`, CANCELLED: `Storniert` },
   feeNote: `Die Netzwerkgebühr wird von diesem Betrag abgezogen.`,
-  sentTo: `Gesendet an`,
+  refundAddress: `Erstattungsadresse`,
   destTag: `Ziel-Tag`,
   transaction: `Transaktion`,
   yourAddress: (network) => `Ihre ${network}-Adresse`,

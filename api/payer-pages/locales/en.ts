@@ -8,7 +8,7 @@ const en: PayerMessages = {
   status: 'Status',
   statuses: { AWAITING_ADDRESS: 'Waiting for your address', REQUESTED: 'Requested: waiting for the shop', APPROVED: 'Approved: being sent', COMPLETE: 'Sent', CANCELLED: 'Cancelled' },
   feeNote: 'The network fee is taken from this amount.',
-  sentTo: 'Sent to',
+  refundAddress: 'Refund address',
   destTag: 'Destination tag',
   transaction: 'Transaction',
   yourAddress: (network) => `Your ${network} address`,

@@ -8,7 +8,7 @@ const es: PayerMessages = {
   status: `Estado`,
   statuses: { AWAITING_ADDRESS: `Esperando tu dirección`, REQUESTED: `Solicitado: esperando a la tienda`, APPROVED: `Aprobado: en envío`, COMPLETE: `Enviado`, CANCELLED: `Cancelado` },
   feeNote: `La comisión de la red se descuenta de este importe.`,
-  sentTo: `Enviado a`,
+  refundAddress: `Dirección del reembolso`,
   destTag: `Etiqueta de destino`,
   transaction: `Transacción`,
   yourAddress: (network) => `Tu dirección de ${network}`,

@@ -8,7 +8,7 @@ const fr: PayerMessages = {
   status: `État`,
   statuses: { AWAITING_ADDRESS: `En attente de votre adresse`, REQUESTED: `Demandé : en attente de la boutique`, APPROVED: `Approuvé : en cours d’envoi`, COMPLETE: `Envoyé`, CANCELLED: `Annulé` },
   feeNote: `Les frais de réseau sont déduits de ce montant.`,
-  sentTo: `Envoyé à`,
+  refundAddress: `Adresse du remboursement`,
   destTag: `Tag de destination`,
   transaction: `Transaction`,
   yourAddress: (network) => `Votre adresse ${network}`,

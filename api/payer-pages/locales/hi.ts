@@ -8,7 +8,7 @@ const hi: PayerMessages = {
   status: `स्थिति`,
   statuses: { AWAITING_ADDRESS: `आपके पते की प्रतीक्षा`, REQUESTED: `अनुरोध किया गया: दुकान की प्रतीक्षा`, APPROVED: `स्वीकृत: भेजा जा रहा है`, COMPLETE: `भेजा गया`, CANCELLED: `रद्द` },
   feeNote: `नेटवर्क शुल्क इसी राशि से काटा जाता है।`,
-  sentTo: `भेजा गया पता`,
+  refundAddress: `रिफ़ंड का पता`,
   destTag: `डेस्टिनेशन टैग`,
   transaction: `लेन-देन`,
   yourAddress: (network) => `आपका ${network} पता`,

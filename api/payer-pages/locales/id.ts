@@ -8,7 +8,7 @@ const id: PayerMessages = {
   status: `Status`,
   statuses: { AWAITING_ADDRESS: `Menunggu alamat Anda`, REQUESTED: `Diminta: menunggu toko`, APPROVED: `Disetujui: sedang dikirim`, COMPLETE: `Terkirim`, CANCELLED: `Dibatalkan` },
   feeNote: `Biaya jaringan dipotong dari jumlah ini.`,
-  sentTo: `Dikirim ke`,
+  refundAddress: `Alamat pengembalian dana`,
   destTag: `Tag tujuan`,
   transaction: `Transaksi`,
   yourAddress: (network) => `Alamat ${network} Anda`,

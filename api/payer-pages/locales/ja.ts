@@ -8,7 +8,7 @@ const ja: PayerMessages = {
   status: `状況`,
   statuses: { AWAITING_ADDRESS: `アドレスの入力待ち`, REQUESTED: `申請済み：ショップの対応待ち`, APPROVED: `承認済み：送金中`, COMPLETE: `送金済み`, CANCELLED: `キャンセル済み` },
   feeNote: `ネットワーク手数料はこの金額から差し引かれます。`,
-  sentTo: `送金先`,
+  refundAddress: `返金先アドレス`,
   destTag: `宛先タグ`,
   transaction: `トランザクション`,
   yourAddress: (network) => `あなたの ${network} アドレス`,

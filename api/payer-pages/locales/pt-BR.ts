@@ -8,7 +8,7 @@ const ptBR: PayerMessages = {
   status: `Situação`,
   statuses: { AWAITING_ADDRESS: `Aguardando seu endereço`, REQUESTED: `Solicitado: aguardando a loja`, APPROVED: `Aprovado: sendo enviado`, COMPLETE: `Enviado`, CANCELLED: `Cancelado` },
   feeNote: `A taxa da rede é descontada deste valor.`,
-  sentTo: `Enviado para`,
+  refundAddress: `Endereço do reembolso`,
   destTag: `Tag de destino`,
   transaction: `Transação`,
   yourAddress: (network) => `Seu endereço ${network}`,

@@ -8,7 +8,7 @@ const ru: PayerMessages = {
   status: `Статус`,
   statuses: { AWAITING_ADDRESS: `Ожидает ваш адрес`, REQUESTED: `Запрошен: ожидает магазин`, APPROVED: `Одобрен: отправляется`, COMPLETE: `Отправлен`, CANCELLED: `Отменён` },
   feeNote: `Комиссия сети вычитается из этой суммы.`,
-  sentTo: `Отправлено на`,
+  refundAddress: `Адрес для возврата`,
   destTag: `Тег назначения`,
   transaction: `Транзакция`,
   yourAddress: (network) => `Ваш адрес в сети ${network}`,

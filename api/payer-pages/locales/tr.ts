@@ -8,7 +8,7 @@ const tr: PayerMessages = {
   status: `Durum`,
   statuses: { AWAITING_ADDRESS: `Adresiniz bekleniyor`, REQUESTED: `Talep edildi: mağaza bekleniyor`, APPROVED: `Onaylandı: gönderiliyor`, COMPLETE: `Gönderildi`, CANCELLED: `İptal edildi` },
   feeNote: `Ağ ücreti bu tutardan düşülür.`,
-  sentTo: `Gönderilen adres`,
+  refundAddress: `İade adresi`,
   destTag: `Hedef etiketi`,
   transaction: `İşlem`,
   yourAddress: (network) => `${network} adresiniz`,

@@ -8,7 +8,7 @@ const zhCN: PayerMessages = {
   status: `状态`,
   statuses: { AWAITING_ADDRESS: `等待您的地址`, REQUESTED: `已申请：等待商家处理`, APPROVED: `已批准：正在发送`, COMPLETE: `已发送`, CANCELLED: `已取消` },
   feeNote: `网络手续费从此金额中扣除。`,
-  sentTo: `发送至`,
+  refundAddress: `退款地址`,
   destTag: `目标标签`,
   transaction: `交易`,
   yourAddress: (network) => `您的 ${network} 地址`,
