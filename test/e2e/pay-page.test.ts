@@ -26,6 +26,7 @@ interface ProbeNode {
   textContent: string | null;
   shadowRoot: { adoptedStyleSheets: unknown[]; querySelector(selector: string): ProbeNode | null } | null;
   getAttribute(name: string): string | null;
+  getBoundingClientRect(): { left: number; right: number };
   hidden?: boolean;
 }
 interface ProbeWindow {
@@ -276,6 +277,12 @@ describe('hosted payer page /pay', () => {
         back: w.document.querySelector('crypto-checkout')!.shadowRoot!.querySelector('[part~="return-link"]')?.getAttribute('href'),
         receipt: w.document.querySelector('[data-link="receipt"] a')?.getAttribute('href'),
         refund: w.document.querySelector('[data-link="refund"]')?.hidden,
+        // The links sit under the card, no wider than it and centred with it.
+        linksUnderCard: (() => {
+          const card = w.document.querySelector('crypto-checkout')!.getBoundingClientRect();
+          const links = w.document.querySelector('.pay-links')!.getBoundingClientRect();
+          return Math.abs(links.left - card.left) < 1 && Math.abs(links.right - card.right) < 1;
+        })(),
         violations: w.cspViolations,
       };
     });
@@ -287,6 +294,7 @@ describe('hosted payer page /pay', () => {
       back: 'https://shop.example/thanks',
       receipt: `/receipt?id=${payment.id}&lang=en`,
       refund: true,
+      linksUnderCard: true,
       violations: [],
     });
     assert.deepEqual(problems, []);
