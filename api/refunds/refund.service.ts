@@ -58,7 +58,7 @@ export const refundErrors = {
   insufficient: (err: InsufficientFunds, asset: Asset) =>
     new Refused(
       'insufficient-funds',
-      `The available balance is ${formatAmount(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
+      `The available balance is ${formatAmount(err.available, asset.decimals)} ${asset.short}, less than the ${formatAmount(err.needed, asset.decimals)} ${asset.short} needed.`,
     ),
   /** Too small to pay out: the fee comes out of it, and the rest must be more than the network's dust. */
   belowMinimum: (asset: Asset, path: string) =>
@@ -148,7 +148,7 @@ export function createRefundService(deps: RefundServiceDeps) {
             throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }]);
           }
           if (amount.gt(standing.refundable)) throw refundErrors.exceeds(amount, standing.refundable, asset);
-          if (amount.lt(asset.minWithdrawal)) throw refundErrors.belowMinimum(asset, 'amount');
+          if (amount.lt(asset.minWithdrawal)) throw refundErrors.belowMinimum(asset, input.price ? 'price.amount' : 'amount');
           const refund: Refund = {
             id: refundId,
             merchantId: merchant.id,

@@ -71,7 +71,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
       if (err instanceof InsufficientFunds) {
         throw new Refused(
           'insufficient-funds',
-          `The available balance is ${formatCounted(err.available, asset.decimals)}, less than the ${formatAmount(err.needed, asset.decimals)} needed.`,
+          `The available balance is ${formatCounted(err.available, asset.decimals)} ${asset.short}, less than the ${formatAmount(err.needed, asset.decimals)} ${asset.short} needed.`,
         );
       }
       // Another request with the same invoice committed between our check and our insert.

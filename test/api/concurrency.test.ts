@@ -103,7 +103,7 @@ async function overdraftRace(asset: { short: string; network: string }, addressT
   assert.equal(accepted.length, 10, `accepted ${accepted.length}: ${JSON.stringify(refused.find((r) => r.status !== 422)?.body)}`);
   for (const response of refused) {
     assert.equal(response.status, 422);
-    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.00000000, less than the 0.01000000 needed.' } });
+    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: `The available balance is 0.00000000 ${asset.short}, less than the 0.01000000 ${asset.short} needed.` } });
   }
 
   // Every earlier round left its 0.1 reserved as well.

@@ -203,7 +203,7 @@ describe('every error code of the contract', () => {
   test('insufficient-funds: 422, invalid-state: 409, duplicate-invoice: 409', async () => {
     const short = await api.post('/withdrawal', { amount: '6', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'too-much' });
     assert.equal(short.status, 422);
-    assert.deepEqual(short.body, { error: { code: 'insufficient-funds', message: 'The available balance is 5.00000000, less than the 6.00000000 needed.' } });
+    assert.deepEqual(short.body, { error: { code: 'insufficient-funds', message: 'The available balance is 5.00000000 ETH, less than the 6.00000000 ETH needed.' } });
 
     const withdrawal = (await api.post('/withdrawal', { amount: '1', asset: ETH, addressTo: ETH_ADDRESS, invoice: 'codes-1' })).body;
     await api.post(`/withdrawal/${withdrawal.id}/cancel`, {});

@@ -230,6 +230,10 @@ describe('the merchant refunds a payment', () => {
     const both = await api.post(`/payment/${payment.id}/refund`, { amount: '0.1', price: { amount: '100', currency: 'USD' } });
     assert.equal(both.status, 400);
     assert.deepEqual(both.body.error.details, [{ path: 'price', message: 'must not come with amount: give one or the other' }]);
+    // A price worth less than the smallest payout is refused on the field that was sent.
+    const tiny = await api.post(`/payment/${payment.id}/refund`, { price: { amount: '0.01', currency: 'USD' } });
+    assert.equal(tiny.status, 400);
+    assert.deepEqual(tiny.body.error.details.map((d: { path: string }) => d.path), ['price.amount']);
     // A currency no source quotes the asset in: said in words that fit a refund, and documented for this operation.
     const unquoted = await api.post(`/payment/${payment.id}/refund`, { price: { amount: '100', currency: 'MNT' } });
     assert.equal(unquoted.status, 400);
@@ -306,7 +310,7 @@ describe('the merchant refunds a payment', () => {
     assert.equal(withdrawn.status, 200);
     const response = await poor.post(`/payment/${created.body.id}/refund`, {});
     assert.equal(response.status, 422);
-    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.10000000, less than the 0.20000000 needed.' } });
+    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.10000000 ETH, less than the 0.20000000 ETH needed.' } });
   });
 
   test('lists refunds by payment and status, newest first', async () => {

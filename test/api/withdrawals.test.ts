@@ -157,7 +157,7 @@ describe('creating a withdrawal', () => {
     const response = await api.post('/withdrawal', { amount: '1.00000001', asset: BTC, addressTo: BTC_ADDRESS, invoice });
     assert.equal(response.status, 422);
     assert.deepEqual(response.body, {
-      error: { code: 'insufficient-funds', message: 'The available balance is 1.00000000, less than the 1.00000001 needed.' },
+      error: { code: 'insufficient-funds', message: 'The available balance is 1.00000000 BTC, less than the 1.00000001 BTC needed.' },
     });
     assert.deepEqual(await balanceOf(api, 'BTC', 'bitcoin'), before);
     const listed = await api.get(`/withdrawal?invoices=${invoice}`);
@@ -169,7 +169,7 @@ describe('creating a withdrawal', () => {
   test('refuses a withdrawal of an asset the merchant never received', async () => {
     const response = await api.post('/withdrawal', { amount: '5', asset: { short: 'TRX', network: 'tron' }, addressTo: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', invoice: nextInvoice() });
     assert.equal(response.status, 422);
-    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.000000, less than the 5.000000 needed.' } });
+    assert.deepEqual(response.body, { error: { code: 'insufficient-funds', message: 'The available balance is 0.000000 TRX, less than the 5.000000 TRX needed.' } });
   });
 
   test('refuses a repeated invoice with 409 duplicate-invoice, even after the first was cancelled', async () => {
