@@ -72,6 +72,18 @@ export function isPartlyPaid(view: Pick<CheckoutView, 'status' | 'amount' | 'amo
   return view.status === 'OPEN' && view.amountDue !== view.amount && isPositive(view.amountDue);
 }
 
+/**
+ * What goes beside the amount to pay of a fiat-priced payment: the price alone while the full amount
+ * is asked for; once part has arrived, the price labelled as the order total with the full amount it
+ * prices, so it never reads as the worth of the remainder. Undefined for a payment priced in the asset.
+ */
+export function priceNote(view: Pick<CheckoutView, 'status' | 'amount' | 'amountDue' | 'asset' | 'price'>, m: Messages): { kind: 'price' | 'order-total'; text: string } | undefined {
+  if (!view.price) return undefined;
+  const price = priceText(view.price, m.locale);
+  if (!isPartlyPaid(view)) return { kind: 'price', text: price };
+  return { kind: 'order-total', text: m.orderTotal(amountText(view.amount, view.asset, m.locale), price) };
+}
+
 /** A short title for the payment's state. */
 export function statusTitle(view: CheckoutView, m: Messages): string {
   switch (view.status) {

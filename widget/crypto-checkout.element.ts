@@ -1,13 +1,13 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   amountText,
-  priceText,
   droppedText,
   durationText,
   durationWords,
   httpUrl,
   isPartlyPaid,
   networkName,
+  priceNote,
   qrPayload,
   shortTxnId,
   statusDetail,
@@ -270,14 +270,16 @@ export class CryptoCheckout extends LitElement {
     const qr = this.qrFor(view.paymentUri);
     const wallet = walletHref(view.paymentUri);
     const network = networkName(asset.network);
+    const price = priceNote(view, m);
     return html`
       <div part="amount" class="amount">
         <img class="asset-logo" src=${asset.logoUrl} alt="" @error=${hideImage} />
         <div class="amount-text">
           <span class="label">${isPartlyPaid(view) ? m.stillToPay : m.amountToPay}</span>
           <span class="amount-value" dir="ltr" data-length=${amountLength(shownDue)}>${shownDue} ${asset.short}</span>
-          ${view.price ? html`<span class="fiat-price" data-value="price">${priceText(view.price, m.locale)}</span>` : nothing}
+          ${price?.kind === 'price' ? html`<span class="fiat-price" data-value="price">${price.text}</span>` : nothing}
           <span class="small">${m.assetOnNetwork(asset.name, network)}</span>
+          ${price?.kind === 'order-total' ? html`<span class="small" data-value="order-total">${price.text}</span>` : nothing}
         </div>
         ${this.renderCopyButton('amount', due)}
       </div>

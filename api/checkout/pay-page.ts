@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import {
   amountText,
-  priceText,
   httpUrl,
   isPartlyPaid,
   networkName,
+  priceNote,
   qrPayload,
   shortTxnId,
   statusDetail,
@@ -151,10 +151,11 @@ function qrFigure(view: CheckoutView, m: Messages): SafeHtml {
 
 function payable(view: CheckoutView, m: Messages): SafeHtml {
   const network = networkName(view.asset.network);
+  const price = priceNote(view, m);
   const facts = [
     fact(
       isPartlyPaid(view) ? m.stillToPay : m.amountToPay,
-      html`<strong dir="ltr">${amountText(view.amountDue, view.asset, m.locale)}</strong>${view.price ? html` <span class="pay-price" data-value="price">${priceText(view.price, m.locale)}</span>` : ''} <span class="pay-small">${m.assetOnNetwork(view.asset.name, network)}</span>`,
+      html`<strong dir="ltr">${amountText(view.amountDue, view.asset, m.locale)}</strong>${price?.kind === 'price' ? html` <span class="pay-price" data-value="price">${price.text}</span>` : ''} <span class="pay-small">${m.assetOnNetwork(view.asset.name, network)}</span>${price?.kind === 'order-total' ? html` <span class="pay-small" data-value="order-total">${price.text}</span>` : ''}`,
     ),
     fact(m.addressOn(network), html`<code dir="ltr">${view.addressTo}</code>`),
   ];

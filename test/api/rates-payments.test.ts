@@ -13,7 +13,7 @@ import { createServices } from '../../api/services.ts';
 import { isoTime } from '../../api/shared/clock.ts';
 import { silentLogger } from '../../api/shared/logger.ts';
 import { rateEnv, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
-import { getJson, merchantApi, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
+import { getJson, merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const BTC = { short: 'BTC', network: 'bitcoin' };
 const PRICES = {
@@ -153,6 +153,25 @@ describe('payments priced in a fiat currency', () => {
     assert.deepEqual(await page('en'), ['21.710563 USDT', '€19.99']);
     const plain = await api.post('/payment', { amount: '0.001', asset: BTC });
     assert.doesNotMatch(await (await fetch(`${server.url}/pay?id=${plain.body.id}&lang=de`)).text(), /data-value="price"/);
+  });
+
+  test('the no-JavaScript payer page of a partly paid payment labels the price as the order total, beside the full amount', async () => {
+    const created = await api.post('/payment', { price: { amount: '25.00', currency: 'USD' }, asset: BTC });
+    // The rate depends on what earlier tests left quoted: read the amounts rather than assume them.
+    const sent = await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.0001', asset: BTC, confirmations: 0 });
+    assert.equal(sent.status, 200);
+    const view = (await getJson(`${server.api}/checkout/${created.body.id}`)).body;
+    assert.equal(view.status, 'OPEN');
+    assert.notEqual(view.amountDue, view.amount);
+    const trim = (amount: string) => amount.replace(/0+$/, '').replace(/\.$/, '');
+    const html = await (await fetch(`${server.url}/pay?id=${created.body.id}&lang=en`)).text();
+    const amount = /<dt>Still to pay<\/dt><dd>(.*?)<\/dd>/.exec(html)?.[1];
+    assert.equal(
+      amount,
+      `<strong dir="ltr">${trim(view.amountDue)} BTC</strong> <span class="pay-small">Bitcoin on the Bitcoin network</span> <span class="pay-small" data-value="order-total">Order total: ${trim(view.amount)} BTC ($25.00)</span>`,
+    );
+    const de = await (await fetch(`${server.url}/pay?id=${created.body.id}&lang=de`)).text();
+    assert.ok(de.includes(`<span class="pay-small" data-value="order-total">Bestellsumme: ${trim(view.amount).replace('.', ',')} BTC (25,00\u00a0$)</span>`));
   });
 
   test('payments priced in the asset never touch the rate sources', async () => {

@@ -33,6 +33,8 @@ export interface Messages {
   // Paying.
   readonly amountToPay: string;
   readonly stillToPay: string;
+  /** A fiat-priced payment's full amount and its price, once part of it has arrived: "Order total: 0.5 ETH ($1,000.00)". */
+  orderTotal(amount: string, price: string): string;
   assetOnNetwork(asset: string, network: string): string;
   addressOn(network: string): string;
   readonly destinationTag: string;

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'مؤكد',
   amountToPay: 'المبلغ المطلوب',
   stillToPay: 'المتبقي للدفع',
+  orderTotal: (amount, price) => `إجمالي الطلب: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} على شبكة ${network}`,
   addressOn: (network) => `عنوان ${network}`,
   destinationTag: 'وسم الوجهة',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Bestätigt',
   amountToPay: 'Zu zahlender Betrag',
   stillToPay: 'Noch zu zahlen',
+  orderTotal: (amount, price) => `Bestellsumme: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} im ${network}-Netzwerk`,
   addressOn: (network) => `${network}-Adresse`,
   destinationTag: 'Ziel-Tag',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Confirmed',
   amountToPay: 'Amount to pay',
   stillToPay: 'Still to pay',
+  orderTotal: (amount, price) => `Order total: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} on the ${network} network`,
   addressOn: (network) => `${network} address`,
   destinationTag: 'Destination tag',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Confirmado',
   amountToPay: 'Importe a pagar',
   stillToPay: 'Falta por pagar',
+  orderTotal: (amount, price) => `Total del pedido: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} en la red ${network}`,
   addressOn: (network) => `Dirección de ${network}`,
   destinationTag: 'Etiqueta de destino',

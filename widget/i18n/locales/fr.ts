@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Confirmé',
   amountToPay: 'Montant à payer',
   stillToPay: 'Reste à payer',
+  orderTotal: (amount, price) => `Total de la commande : ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} sur le réseau ${network}`,
   addressOn: (network) => `Adresse ${network}`,
   destinationTag: 'Tag de destination',

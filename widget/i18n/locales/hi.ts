@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'पुष्टि हो गई',
   amountToPay: 'भुगतान की राशि',
   stillToPay: 'बाकी भुगतान',
+  orderTotal: (amount, price) => `ऑर्डर की कुल राशि: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${network} नेटवर्क पर ${asset}`,
   addressOn: (network) => `${network} पता`,
   destinationTag: 'डेस्टिनेशन टैग',

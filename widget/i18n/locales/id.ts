@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Terkonfirmasi',
   amountToPay: 'Jumlah yang harus dibayar',
   stillToPay: 'Sisa yang harus dibayar',
+  orderTotal: (amount, price) => `Total pesanan: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} di jaringan ${network}`,
   addressOn: (network) => `Alamat ${network}`,
   destinationTag: 'Tag tujuan',

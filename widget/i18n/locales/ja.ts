@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: '承認済み',
   amountToPay: 'お支払い金額',
   stillToPay: '残りのお支払い',
+  orderTotal: (amount, price) => `ご注文の合計：${amount}（${price}）`,
   assetOnNetwork: (asset, network) => `${network} ネットワークの ${asset}`,
   addressOn: (network) => `${network} アドレス`,
   destinationTag: '宛先タグ',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Confirmado',
   amountToPay: 'Valor a pagar',
   stillToPay: 'Falta pagar',
+  orderTotal: (amount, price) => `Total do pedido: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} na rede ${network}`,
   addressOn: (network) => `Endereço ${network}`,
   destinationTag: 'Tag de destino',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Подтверждено',
   amountToPay: 'Сумма к оплате',
   stillToPay: 'Осталось оплатить',
+  orderTotal: (amount, price) => `Сумма заказа: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${asset} в сети ${network}`,
   addressOn: (network) => `Адрес ${network}`,
   destinationTag: 'Тег назначения',

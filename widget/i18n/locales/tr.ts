@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: 'Onaylandı',
   amountToPay: 'Ödenecek tutar',
   stillToPay: 'Kalan tutar',
+  orderTotal: (amount, price) => `Sipariş toplamı: ${amount} (${price})`,
   assetOnNetwork: (asset, network) => `${network} ağında ${asset}`,
   addressOn: (network) => `${network} adresi`,
   destinationTag: 'Hedef etiketi',

@@ -23,6 +23,7 @@ const messages: Messages = {
   confirmed: '已确认',
   amountToPay: '应付金额',
   stillToPay: '尚需支付',
+  orderTotal: (amount, price) => `订单总额：${amount}（${price}）`,
   assetOnNetwork: (asset, network) => `${network} 网络上的 ${asset}`,
   addressOn: (network) => `${network} 地址`,
   destinationTag: '目标标签',
