@@ -110,6 +110,10 @@ export class CryptoCheckout extends LitElement {
   private readonly sync = new CheckoutSyncController(this, {
     view: (view) => void this.receive(view),
     problem: (problem) => void this.fail(problem),
+    // Said once when updates stop (the notice stays shown until they resume), not on every retry.
+    connection: (connection) => {
+      if (connection === 'reconnecting' && this.view) this.announce(this.messages.reconnecting);
+    },
   });
   private readonly countdown = new CountdownController(this, {
     elapsed: () => this.sync.refresh(),

@@ -12,6 +12,7 @@ import {
   FakeEventSource,
   type FakeNetwork,
   fakeNetwork,
+  liveRegion,
   nextTask,
   openView,
   partialView,
@@ -19,6 +20,7 @@ import {
   PAYMENT_ID,
   renderCheckout,
   renderLoaded,
+  text,
   until,
   viewResponse,
 } from './support.ts';
@@ -222,6 +224,47 @@ describe('<crypto-checkout> live updates', () => {
     FakeEventSource.last.send(openView());
     await el.updateComplete;
     expect($$(el, '.notice')).to.have.length(0);
+  });
+
+  it('says once that updates are interrupted and keeps saying so for as long as the server is down, through every retry', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    FakeEventSource.last.send(openView());
+    await el.updateComplete;
+    const timers = fakeTimers();
+    // Every text the live region takes, in order (Lit changes its text node in place).
+    const region = $(el, '.visually-hidden[role="status"]');
+    const said: string[] = [];
+    const observer = new MutationObserver((records) => {
+      for (const record of records) if (record.type === 'characterData') said.push(record.oldValue ?? '');
+    });
+    observer.observe(region, { characterData: true, characterDataOldValue: true, subtree: true });
+    const reconnecting = 'Live updates are interrupted. Reconnecting…';
+
+    // The server goes down for 40 s: reads fail, and the browser retries the stream every 3 s
+    // until the element gives it up for polling.
+    network.fetch.callsFake(() => Promise.reject(new TypeError('Failed to fetch')));
+    const shown: boolean[] = [];
+    for (let second = 0; second < 40; second++) {
+      if (second % 3 === 0 && FakeEventSource.last.readyState !== FakeEventSource.CLOSED) FakeEventSource.last.fail(false);
+      await timers.tickAsync(1_000);
+      await nextTask();
+      await el.updateComplete;
+      shown.push(el.shadowRoot!.querySelector('.notice:not(.test-network)') !== null);
+    }
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED, 'the stream was given up for polling meanwhile');
+    expect(shown.map((on, second) => (on ? '' : `${second + 1}s`)).filter(Boolean).join(' ')).to.equal('', 'seconds without the notice');
+    expect(text($(el, '.notice'))).to.equal(reconnecting);
+    await nextTask();
+    const announcements = [...said, liveRegion(el)].filter((words) => words === reconnecting);
+    expect(announcements).to.have.length(1);
+
+    // Back: the notice goes once a read succeeds, not before.
+    network.fetch.callsFake(async () => viewResponse(openView()));
+    await timers.tickAsync(30_000);
+    await until(() => el.shadowRoot!.querySelector('.notice') === null, 'the notice gone after a successful read');
+    observer.disconnect();
   });
 
   it('retries by itself after a network error and shows the payment once the server answers', async () => {

@@ -24,6 +24,8 @@ export interface SyncCallbacks {
   view(view: CheckoutView): void;
   /** An attempt failed; for `network` it keeps retrying, for the others it has stopped. */
   problem(problem: SyncProblem): void;
+  /** How updates arrive changed (called once per change, not on every retry). */
+  connection?(connection: SyncConnection): void;
 }
 
 /** Intervals; tests and slow links may change them. */
@@ -43,7 +45,10 @@ export const DEFAULT_SYNC_TIMING: SyncTiming = { pollMs: 5_000, maxBackoffMs: 30
 
 /** Follows one payment at a time for a Lit host; all requests stop when the host disconnects. */
 export class CheckoutSyncController implements ReactiveController {
-  /** How updates currently arrive; the host shows "reconnecting" honestly. */
+  /**
+   * How updates currently arrive; the host shows "reconnecting" honestly: once entered, it is left
+   * only when a read or the stream succeeds again, never because a retry merely changed method.
+   */
   connection: SyncConnection = 'idle';
 
   private url: string | undefined;
@@ -165,6 +170,7 @@ export class CheckoutSyncController implements ReactiveController {
     if (signal.aborted) return false;
     if (response.status === 304) {
       this.failures = 0;
+      this.recovered();
       return true;
     }
     if (response.status === 404) {
@@ -187,6 +193,7 @@ export class CheckoutSyncController implements ReactiveController {
     if (signal.aborted) return false;
     this.failures = 0;
     this.etag = response.headers.get('ETag');
+    this.recovered();
     this.deliver(view);
     return true;
   }
@@ -235,7 +242,8 @@ export class CheckoutSyncController implements ReactiveController {
 
   private poll(): void {
     if (this.final) return;
-    this.setConnection('polling');
+    // Falling back from a failing stream to polling is no sign the server is back.
+    if (this.connection !== 'reconnecting') this.setConnection('polling');
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       const signal = this.signal();
@@ -295,9 +303,16 @@ export class CheckoutSyncController implements ReactiveController {
     this.closeStream();
   }
 
+  // A read succeeded: if updates were interrupted, they flow again (by the stream if it is open).
+  private recovered(): void {
+    if (this.connection !== 'reconnecting') return;
+    this.setConnection(this.source?.readyState === EventSource.OPEN ? 'live' : 'polling');
+  }
+
   private setConnection(connection: SyncConnection): void {
     if (this.connection === connection) return;
     this.connection = connection;
     this.host.requestUpdate();
+    this.callbacks.connection?.(connection);
   }
 }
