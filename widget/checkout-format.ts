@@ -107,9 +107,9 @@ export function statusDetail(view: CheckoutView, m: Messages): string {
     case 'OPEN':
       return isPartlyPaid(view) ? m.sendRemaining(amount(view.totalReceivedAmount), amount(view.amountDue)) : m.sendExactly(amount(view.amountDue), network);
     case 'CONFIRMING':
-      return m.confirming(network, m.confirmations(view.confirmsNeeded), merchant);
+      return withOverpaid(m.confirming(network, m.confirmations(view.confirmsNeeded), merchant), view, m);
     case 'COMPLETE':
-      return m.completed(merchant, amount(view.totalReceivedAmount));
+      return withOverpaid(m.completed(merchant, amount(view.totalReceivedAmount)), view, m);
     case 'EXPIRED': {
       if (!isPositive(view.totalReceivedAmount)) return m.expiredEmpty(merchant);
       const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
@@ -119,6 +119,13 @@ export function statusDetail(view: CheckoutView, m: Messages): string {
       return m.expiredPartial(amount(view.amount), listText(m.locale, arrived), merchant);
     }
   }
+}
+
+// A payer who sent more than asked is told how much more, and that the shop can give it back.
+function withOverpaid(detail: string, view: CheckoutView, m: Messages): string {
+  const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : undefined;
+  if (!extra || !isPositive(extra)) return detail;
+  return `${detail} ${m.overpaid(view.merchant.name, amountText(extra, view.asset, m.locale))}`;
 }
 
 /** Items joined as the language joins a list ("a and b", "a et b", "a و b"). */

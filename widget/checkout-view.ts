@@ -70,6 +70,8 @@ export interface CheckoutView {
   rate: CheckoutRate | null;
   /** Paid too much, too little by the expiry, or after it; null when none (absent from older servers). */
   exception?: 'OVERPAID' | 'UNDERPAID' | 'PAID_LATE' | null;
+  /** How much more than `amount` arrived in time, on an OVERPAID payment; null otherwise (absent from older servers). */
+  overpaidAmount?: string | null;
   /** The server's clock when the view was made; the countdown runs against it. */
   serverTime: string;
 }
@@ -115,6 +117,7 @@ export function parseCheckoutView(json: unknown): CheckoutView {
   strings(view.merchant as Json, 'merchant.', ['name']);
   strings(view.merchant as Json, 'merchant.', ['siteUrl', 'logoUrl'], true);
   check(view.testNetwork === undefined || typeof view.testNetwork === 'boolean', 'testNetwork');
+  check(view.overpaidAmount === undefined || view.overpaidAmount === null || typeof view.overpaidAmount === 'string', 'overpaidAmount');
   check(Array.isArray(view.transactions), 'transactions');
   for (const item of view.transactions as unknown[]) {
     check(isObject(item), 'transactions[]');

@@ -17,6 +17,7 @@ let receiver: WebhookReceiver;
 let api: ReturnType<typeof merchantApi>;
 let secret: string;
 let invoice = 0;
+const SHOP = 'Exceptions Shop';
 
 before(async () => {
   server = await startTestServer({ env: { PAYMENT_TOLERANCE_PERCENT: '1' } });
@@ -111,6 +112,17 @@ describe('exceptions', () => {
     assert.deepEqual(events.map((e) => e.type), ['payment.completed', 'payment.overpaid']);
     assert.equal(events[1]!.data.exception, 'OVERPAID');
     assert.equal(events[1]!.data.overpaidAmount, '0.25000000');
+  });
+
+  test('the payer page of an OVERPAID payment says how much more arrived and that the shop can refund it', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '1.25', 6);
+    const status = async (lang: string) => /<div class="pay-status">(.*?)<\/div>/s.exec(await (await fetch(`${server.url}/pay?id=${payment.id}&lang=${lang}`)).text())?.[1];
+    assert.equal(await status('en'), `<h2>Payment complete</h2><p>${SHOP} has received 1.25 BTC. Thank you! You sent 0.25 BTC more than was asked for; ${SHOP} can refund the difference to you.</p>`);
+    assert.equal(await status('de'), `<h2>Zahlung abgeschlossen</h2><p>${SHOP} hat 1,25 BTC erhalten. Vielen Dank! Sie haben 0,25 BTC mehr als verlangt gesendet; ${SHOP} kann Ihnen die Differenz erstatten.</p>`);
+    const exact = await newPayment('1');
+    await pay(exact, '1', 6);
+    assert.doesNotMatch((await (await fetch(`${server.url}/pay?id=${exact.id}`)).text()), /more than was asked/);
   });
 
   test('UNDERPAID once expired with too little, before and after the sweep stores it', async () => {

@@ -131,6 +131,35 @@ describe('<crypto-checkout> states', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('complete and overpaid: says how much more than asked arrived and that the shop can refund it, in English and Arabic', async () => {
+    // 12.5 USDT arrived on a payment of 10 USDT.
+    const usdt = { ...completeView().asset, short: 'USDT', network: 'ethereum', name: 'Tether USD', decimals: 6 };
+    const overpaid: CheckoutView = {
+      ...completeView(),
+      asset: usdt,
+      amount: '10.000000',
+      amountDue: '0.000000',
+      totalReceivedAmount: '12.500000',
+      transactions: [{ ...completeView().transactions[0]!, receivedAmount: '12.500000' }],
+      exception: 'OVERPAID',
+      overpaidAmount: '2.500000',
+    };
+    serve(overpaid);
+    const en = await renderLoaded();
+    expect(text($(en, '.status-detail'))).to.equal('Demo Store has received 12.5 USDT. Thank you! You sent 2.5 USDT more than was asked for; Demo Store can refund the difference to you.');
+    await expect(en).to.be.accessible();
+    fixtureCleanup();
+    const ar = await renderLoaded({ lang: 'ar' });
+    expect(text($(ar, '.status-detail'))).to.contain('أرسلتَ \u20662.5 USDT\u2069 زيادةً على المبلغ المطلوب؛ ويمكن لـ Demo Store أن يردّ إليك الفرق.');
+    await expect(ar).to.be.accessible();
+    fixtureCleanup();
+    // Paid exactly: no such line.
+    network!.restore();
+    serve(completeView());
+    const exact = await renderLoaded();
+    expect(text($(exact, '.status-detail'))).to.equal('Demo Store has received 0.01 BTC. Thank you!');
+  });
+
   it('complete with a checkoutUrl that is not http(s): no link back', async () => {
     serve({ ...completeView(), checkoutUrl: 'javascript:alert(1)' });
     const el = await renderLoaded();

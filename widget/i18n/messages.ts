@@ -19,6 +19,8 @@ export interface Messages {
   sendRemaining(received: string, remaining: string): string;
   confirming(network: string, confirmations: string, merchant: string): string;
   completed(merchant: string, received: string): string;
+  /** Said after `completed` (or `confirming`) when more than the amount arrived: how much more, and that the shop can refund it. */
+  overpaid(merchant: string, extra: string): string;
   expiredEmpty(merchant: string): string;
   expiredPartial(amount: string, arrived: string, merchant: string): string;
   arrivedInTime(amount: string): string;

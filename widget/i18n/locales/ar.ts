@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `وصل ${received}. أرسل المبلغ المتبقي ${remaining} إلى العنوان نفسه لإكمال الدفع.`,
   confirming: (network, confirmations, merchant) => `وصل المبلغ كاملًا. تحتاج شبكة ${network} إلى ${confirmations} قبل أن يتمكن ${merchant} من قبوله؛ تتحدث هذه الصفحة تلقائيًا.`,
   completed: (merchant, received) => `استلم ${merchant} مبلغ ${received}. شكرًا لك!`,
+  overpaid: (merchant, extra) => `أرسلتَ ${extra} زيادةً على المبلغ المطلوب؛ ويمكن لـ ${merchant} أن يردّ إليك الفرق.`,
   expiredEmpty: (merchant) => `انتهت صلاحية طلب الدفع هذا. لا ترسل أي شيء إلى هذا العنوان؛ اطلب من ${merchant} رابط دفع جديدًا.`,
   expiredPartial: (amount, arrived, merchant) => `انتهت صلاحية هذا الطلب بمبلغ ${amount} قبل وصول المبلغ كاملًا. ${arrived}: تواصل مع ${merchant} بشأن ذلك، ولا ترسل المزيد إلى هذا العنوان.`,
   arrivedInTime: (amount) => `وصل ${amount} في الوقت المحدد`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} sind eingegangen. Senden Sie die restlichen ${remaining} an dieselbe Adresse, um die Zahlung abzuschließen.`,
   confirming: (network, confirmations, merchant) => `Der volle Betrag ist eingegangen. Das ${network}-Netzwerk braucht ${confirmations}, bevor ${merchant} ihn annehmen kann; diese Seite aktualisiert sich von selbst.`,
   completed: (merchant, received) => `${merchant} hat ${received} erhalten. Vielen Dank!`,
+  overpaid: (merchant, extra) => `Sie haben ${extra} mehr als verlangt gesendet; ${merchant} kann Ihnen die Differenz erstatten.`,
   expiredEmpty: (merchant) => `Diese Zahlungsanforderung ist abgelaufen. Senden Sie nichts an diese Adresse; bitten Sie ${merchant} um einen neuen Zahlungslink.`,
   expiredPartial: (amount, arrived, merchant) => `Diese Anforderung über ${amount} ist abgelaufen, bevor der volle Betrag einging. ${arrived}: Wenden Sie sich deswegen an ${merchant} und senden Sie nichts mehr an diese Adresse.`,
   arrivedInTime: (amount) => `${amount} kamen rechtzeitig an`,

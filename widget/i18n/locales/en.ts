@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} has arrived. Send the remaining ${remaining} to the same address to complete the payment.`,
   confirming: (network, confirmations, merchant) => `The full amount has arrived. The ${network} network needs ${confirmations} before ${merchant} can accept it; this page updates by itself.`,
   completed: (merchant, received) => `${merchant} has received ${received}. Thank you!`,
+  overpaid: (merchant, extra) => `You sent ${extra} more than was asked for; ${merchant} can refund the difference to you.`,
   expiredEmpty: (merchant) => `This payment request expired. Do not send anything to this address; ask ${merchant} for a new payment link.`,
   expiredPartial: (amount, arrived, merchant) => `This request for ${amount} expired before the full amount arrived. ${arrived}: contact ${merchant} about it, and do not send more to this address.`,
   arrivedInTime: (amount) => `${amount} arrived in time`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `Han llegado ${received}. Envía los ${remaining} restantes a la misma dirección para completar el pago.`,
   confirming: (network, confirmations, merchant) => `Ha llegado el importe completo. La red ${network} necesita ${confirmations} antes de que ${merchant} pueda aceptarlo; esta página se actualiza sola.`,
   completed: (merchant, received) => `${merchant} ha recibido ${received}. ¡Gracias!`,
+  overpaid: (merchant, extra) => `Enviaste ${extra} más de lo solicitado; ${merchant} puede reembolsarte la diferencia.`,
   expiredEmpty: (merchant) => `Esta solicitud de pago ha vencido. No envíes nada a esta dirección; pide a ${merchant} un nuevo enlace de pago.`,
   expiredPartial: (amount, arrived, merchant) => `Esta solicitud de ${amount} venció antes de que llegara el importe completo. ${arrived}: contacta con ${merchant} y no envíes más a esta dirección.`,
   arrivedInTime: (amount) => `${amount} llegaron a tiempo`,

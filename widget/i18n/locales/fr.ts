@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} sont arrivés. Envoyez les ${remaining} restants à la même adresse pour terminer le paiement.`,
   confirming: (network, confirmations, merchant) => `Le montant total est arrivé. Le réseau ${network} demande ${confirmations} avant que ${merchant} puisse l’accepter ; cette page se met à jour toute seule.`,
   completed: (merchant, received) => `${merchant} a reçu ${received}. Merci !`,
+  overpaid: (merchant, extra) => `Vous avez envoyé ${extra} de plus que le montant demandé ; ${merchant} peut vous rembourser la différence.`,
   expiredEmpty: (merchant) => `Cette demande de paiement a expiré. N’envoyez rien à cette adresse ; demandez un nouveau lien de paiement à ${merchant}.`,
   expiredPartial: (amount, arrived, merchant) => `Cette demande de ${amount} a expiré avant l’arrivée du montant total. ${arrived} : contactez ${merchant} à ce sujet et n’envoyez plus rien à cette adresse.`,
   arrivedInTime: (amount) => `${amount} sont arrivés à temps`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} आ गए हैं। भुगतान पूरा करने के लिए बाकी ${remaining} उसी पते पर भेजें।`,
   confirming: (network, confirmations, merchant) => `पूरी राशि आ गई है। ${merchant} इसे स्वीकार कर सके, इससे पहले ${network} नेटवर्क को ${confirmations} चाहिए; यह पेज अपने आप अपडेट होता है।`,
   completed: (merchant, received) => `${merchant} को ${received} मिल गए। धन्यवाद!`,
+  overpaid: (merchant, extra) => `आपने माँगी गई राशि से ${extra} अधिक भेजा है; ${merchant} अंतर की राशि आपको वापस कर सकता है।`,
   expiredEmpty: (merchant) => `इस भुगतान अनुरोध की समय-सीमा समाप्त हो गई है। इस पते पर कुछ भी न भेजें; ${merchant} से नया भुगतान लिंक मांगें।`,
   expiredPartial: (amount, arrived, merchant) => `${amount} का यह अनुरोध पूरी राशि आने से पहले समाप्त हो गया। ${arrived}: इसके बारे में ${merchant} से संपर्क करें, और इस पते पर और कुछ न भेजें।`,
   arrivedInTime: (amount) => `${amount} समय पर आए`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} telah masuk. Kirim sisa ${remaining} ke alamat yang sama untuk menyelesaikan pembayaran.`,
   confirming: (network, confirmations, merchant) => `Jumlah penuh telah masuk. Jaringan ${network} memerlukan ${confirmations} sebelum ${merchant} dapat menerimanya; halaman ini diperbarui otomatis.`,
   completed: (merchant, received) => `${merchant} telah menerima ${received}. Terima kasih!`,
+  overpaid: (merchant, extra) => `Anda mengirim ${extra} lebih dari yang diminta; ${merchant} dapat mengembalikan selisihnya kepada Anda.`,
   expiredEmpty: (merchant) => `Permintaan pembayaran ini telah kedaluwarsa. Jangan kirim apa pun ke alamat ini; minta tautan pembayaran baru kepada ${merchant}.`,
   expiredPartial: (amount, arrived, merchant) => `Permintaan sebesar ${amount} ini kedaluwarsa sebelum jumlah penuh masuk. ${arrived}: hubungi ${merchant} tentang hal ini, dan jangan kirim lagi ke alamat ini.`,
   arrivedInTime: (amount) => `${amount} masuk tepat waktu`,

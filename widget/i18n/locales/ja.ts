@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} が届きました。お支払いを完了するには、残りの ${remaining} を同じアドレスに送金してください。`,
   confirming: (network, confirmations, merchant) => `全額が届きました。${merchant} が受け取るには ${network} ネットワークで ${confirmations}が必要です。このページは自動で更新されます。`,
   completed: (merchant, received) => `${merchant} は ${received} を受け取りました。ありがとうございました。`,
+  overpaid: (merchant, extra) => `ご請求額より ${extra} 多く送金されました。差額は ${merchant} から返金を受けられます。`,
   expiredEmpty: (merchant) => `この支払い依頼は期限切れです。このアドレスには何も送金しないでください。${merchant} に新しい支払いリンクを依頼してください。`,
   expiredPartial: (amount, arrived, merchant) => `${amount} の支払い依頼は、全額が届く前に期限切れになりました。${arrived}：${merchant} にお問い合わせください。このアドレスにはこれ以上送金しないでください。`,
   arrivedInTime: (amount) => `${amount} は期限内に届きました`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `Chegaram ${received}. Envie os ${remaining} restantes para o mesmo endereço para concluir o pagamento.`,
   confirming: (network, confirmations, merchant) => `O valor total chegou. A rede ${network} precisa de ${confirmations} antes que ${merchant} possa aceitá-lo; esta página se atualiza sozinha.`,
   completed: (merchant, received) => `${merchant} recebeu ${received}. Obrigado!`,
+  overpaid: (merchant, extra) => `Você enviou ${extra} a mais do que o solicitado; ${merchant} pode reembolsar a diferença.`,
   expiredEmpty: (merchant) => `Esta solicitação de pagamento expirou. Não envie nada para este endereço; peça a ${merchant} um novo link de pagamento.`,
   expiredPartial: (amount, arrived, merchant) => `Esta solicitação de ${amount} expirou antes de o valor total chegar. ${arrived}: fale com ${merchant} sobre isso e não envie mais nada para este endereço.`,
   arrivedInTime: (amount) => `${amount} chegaram a tempo`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `Поступило ${received}. Отправьте оставшиеся ${remaining} на тот же адрес, чтобы завершить оплату.`,
   confirming: (network, confirmations, merchant) => `Вся сумма поступила. Сети ${network} нужно ${confirmations}, прежде чем ${merchant} сможет её принять; страница обновляется сама.`,
   completed: (merchant, received) => `${merchant} получил ${received}. Спасибо!`,
+  overpaid: (merchant, extra) => `Вы отправили на ${extra} больше, чем требовалось; ${merchant} может вернуть вам разницу.`,
   expiredEmpty: (merchant) => `Срок этого запроса на оплату истёк. Ничего не отправляйте на этот адрес; попросите у ${merchant} новую ссылку на оплату.`,
   expiredPartial: (amount, arrived, merchant) => `Срок запроса на ${amount} истёк до того, как поступила вся сумма. ${arrived}: свяжитесь с ${merchant} и больше ничего не отправляйте на этот адрес.`,
   arrivedInTime: (amount) => `${amount} поступило вовремя`,

@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `${received} ulaştı. Ödemeyi tamamlamak için kalan ${remaining} tutarını aynı adrese gönderin.`,
   confirming: (network, confirmations, merchant) => `Tutarın tamamı ulaştı. ${merchant} bunu kabul etmeden önce ${network} ağının ${confirmations} vermesi gerekiyor; bu sayfa kendiliğinden güncellenir.`,
   completed: (merchant, received) => `${merchant}, ${received} aldı. Teşekkürler!`,
+  overpaid: (merchant, extra) => `İstenenden ${extra} fazla gönderdiniz; ${merchant} aradaki farkı size iade edebilir.`,
   expiredEmpty: (merchant) => `Bu ödeme isteğinin süresi doldu. Bu adrese hiçbir şey göndermeyin; ${merchant} üzerinden yeni bir ödeme bağlantısı isteyin.`,
   expiredPartial: (amount, arrived, merchant) => `${amount} tutarındaki bu isteğin süresi, tutarın tamamı ulaşmadan doldu. ${arrived}: bu konuda ${merchant} ile iletişime geçin ve bu adrese daha fazla göndermeyin.`,
   arrivedInTime: (amount) => `${amount} zamanında ulaştı`,

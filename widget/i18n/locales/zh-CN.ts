@@ -12,6 +12,7 @@ const messages: Messages = {
   sendRemaining: (received, remaining) => `已收到 ${received}。请向同一地址发送剩余的 ${remaining} 以完成付款。`,
   confirming: (network, confirmations, merchant) => `全部金额已到账。${network} 网络需要 ${confirmations}，${merchant} 才能接受；本页面会自动更新。`,
   completed: (merchant, received) => `${merchant} 已收到 ${received}。谢谢！`,
+  overpaid: (merchant, extra) => `您比要求的金额多付了 ${extra}；${merchant} 可以将差额退还给您。`,
   expiredEmpty: (merchant) => `此付款请求已过期。请勿向此地址发送任何款项；请向 ${merchant} 索取新的付款链接。`,
   expiredPartial: (amount, arrived, merchant) => `这笔 ${amount} 的付款请求在全部金额到账前已过期。${arrived}：请就此联系 ${merchant}，不要再向此地址付款。`,
   arrivedInTime: (amount) => `${amount} 按时到账`,
