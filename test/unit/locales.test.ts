@@ -1,6 +1,7 @@
 /** The twelve payer languages: complete, matched by BCP 47 lookup, and formatting numbers exactly. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { PAYER_MESSAGES } from '../../api/payer-pages/payer-messages-all.ts';
 import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
 import { acceptedLanguages, directionOf, LOCALE_NAMES, LOCALES, lookupLocale, matchLocale } from '../../widget/i18n/locales.ts';
 import { formatDecimal, formatDurationWords, type Messages } from '../../widget/i18n/messages.ts';
@@ -67,6 +68,13 @@ describe('plural forms', () => {
     assert.deepEqual([1, 2, 3, 11].map((n) => ALL_MESSAGES.ar.confirmations(n)), ['تأكيد واحد', 'تأكيدين', '3 تأكيدات', '11 تأكيدًا']);
     assert.equal(ALL_MESSAGES.ja.confirmations(2), '2 回の承認');
     assert.equal(ALL_MESSAGES.fr.confirmations(0), '0 confirmation');
+  });
+
+  test('the refund page\'s refresh note too: "every 10 seconds" takes the plural form of 10', () => {
+    const ar = PAYER_MESSAGES.ar.updatesEvery;
+    assert.deepEqual([1, 2, 10, 11].map((n) => ar(n)), ['تتحدث هذه الصفحة كل ثانية.', 'تتحدث هذه الصفحة كل ثانيتين.', 'تتحدث هذه الصفحة كل 10 ثوانٍ.', 'تتحدث هذه الصفحة كل 11 ثانية.']);
+    const ru = PAYER_MESSAGES.ru.updatesEvery;
+    assert.deepEqual([10, 2, 21].map((n) => ru(n)), ['Страница обновляется каждые 10 секунд.', 'Страница обновляется каждые 2 секунды.', 'Страница обновляется каждую 21 секунду.']);
   });
 
   test('durations in words come from Intl, in each language', () => {

@@ -1,3 +1,4 @@
+import { plural } from '../../../widget/i18n/messages.ts';
 import type { PayerMessages } from '../payer-messages.ts';
 
 /** Arabic. */
@@ -21,7 +22,7 @@ const ar: PayerMessages = {
   linkReceipt: `عرض الإيصال`,
   invalidLink: `هذا الرابط غير صالح`,
   invalidLinkDetail: `تحقق من الرابط أو اطلب رابطًا جديدًا من المتجر.`,
-  updatesEvery: (seconds) => `تتحدث هذه الصفحة كل ${seconds} ثانية.`,
+  updatesEvery: (seconds) => plural('ar', seconds, { one: `تتحدث هذه الصفحة كل ثانية.`, two: `تتحدث هذه الصفحة كل ثانيتين.`, few: `تتحدث هذه الصفحة كل # ثوانٍ.`, other: `تتحدث هذه الصفحة كل # ثانية.` }),
   addressInvalid: (network) => `هذا ليس عنوان ${network} صالحًا.`,
   tagRequired: `تحتاج هذه الشبكة إلى وسم وجهة.`,
   tagInvalid: `وسم الوجهة عدد صحيح من 0 إلى 4294967295.`,

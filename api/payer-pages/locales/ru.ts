@@ -1,3 +1,4 @@
+import { plural } from '../../../widget/i18n/messages.ts';
 import type { PayerMessages } from '../payer-messages.ts';
 
 /** Russian. */
@@ -21,7 +22,7 @@ const ru: PayerMessages = {
   linkReceipt: `Открыть квитанцию`,
   invalidLink: `Ссылка недействительна`,
   invalidLinkDetail: `Проверьте ссылку или попросите у магазина новую.`,
-  updatesEvery: (seconds) => `Страница обновляется каждые ${seconds} секунд.`,
+  updatesEvery: (seconds) => plural('ru', seconds, { one: `Страница обновляется каждую # секунду.`, few: `Страница обновляется каждые # секунды.`, other: `Страница обновляется каждые # секунд.` }),
   addressInvalid: (network) => `Это недействительный адрес сети ${network}.`,
   tagRequired: `В этой сети нужен тег назначения.`,
   tagInvalid: `Тег назначения — целое число от 0 до 4294967295.`,
