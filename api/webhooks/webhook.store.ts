@@ -160,7 +160,8 @@ export class WebhookStore {
   }
 
   /**
-   * Enabled endpoints with an event due by `now` and nobody sending to them, taken in turn across
+   * Enabled endpoints whose oldest queued event is due by `now` (a later one waits behind it) and
+   * nobody sending to them, taken in turn across
    * merchants (each merchant's first, then each one's second, ...), the longest waiting first. A
    * merchant whose endpoints are being sent to (by any instance) already gets that many fewer, and
    * none gets more than `perMerchant` in all; at most `limit` endpoints.
@@ -168,7 +169,9 @@ export class WebhookStore {
   async endpointsWithDue(now: number, bounds: { perMerchant: number; limit: number }): Promise<{ endpointId: string; merchantId: string }[]> {
     const rows = await this.sql.all<{ endpoint_id: string; merchant_id: string }>(
       `WITH due AS (
-         SELECT endpoint_id, MIN(next_attempt_at) AS due_at FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? GROUP BY endpoint_id
+         SELECT d.endpoint_id, d.next_attempt_at AS due_at FROM webhook_deliveries d
+          WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.state = 'pending' AND e.seq < d.seq)
        ), busy AS (
          SELECT merchant_id, COUNT(*) AS held FROM webhook_endpoints WHERE locked_until > ? GROUP BY merchant_id
        ), ranked AS (
@@ -200,11 +203,11 @@ export class WebhookStore {
     await this.sql.run('UPDATE webhook_endpoints SET locked_until = 0 WHERE id = ? AND locked_by = ?', [id, holder]);
   }
 
-  /** The endpoint's earliest queued event that is due by `now`. */
+  /** The endpoint's earliest queued event, if it is due by `now` (the events after it wait for it). */
   async nextDue(endpointId: string, now: number): Promise<DueDelivery | undefined> {
     const row = await this.sql.get<{ seq: number; endpoint_id: string; event_id: string; type: string; body: string; attempts: number }>(
       `SELECT d.seq, d.endpoint_id, d.event_id, e.type, e.body, d.attempts FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-        WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.seq LIMIT 1`,
+        WHERE d.seq = (SELECT MIN(seq) FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending') AND d.next_attempt_at <= ?`,
       [endpointId, now],
     );
     return row && { seq: Number(row.seq), endpointId: row.endpoint_id, eventId: row.event_id, type: row.type, body: row.body, attempts: Number(row.attempts) };

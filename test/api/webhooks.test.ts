@@ -350,6 +350,37 @@ describe('failing endpoints', () => {
     assert.equal(receiver.at('/retired').length, 3);
   });
 
+  test('a failed attempt holds the endpoint\'s later events back until its retry; then they go after it, in order', async () => {
+    const endpoint = await register('/held', ['payment.transaction-seen', 'payment.confirming', 'payment.completed'], shop);
+    receiver.answer('/held', { status: 500 });
+    const payment = await newPayment('0.01', BTC, shop);
+    await pay(payment, '0.01');
+    await dispatch();
+    const types = () => verifiedAt('/held', endpoint.secret).map((e) => e.type);
+    // payment.confirming is queued too, but waits behind the failed payment.transaction-seen.
+    assert.deepEqual(types(), ['payment.transaction-seen']);
+    // So does an event that happens meanwhile.
+    await mine('bitcoin', payment.confirmsNeeded);
+    server.clock.advance(RETRY_SCHEDULE_MS[0]! - 1);
+    await dispatch();
+    assert.deepEqual(types(), ['payment.transaction-seen']);
+    receiver.answer('/held', { status: 204 });
+    server.clock.advance(1);
+    await dispatch();
+    const events = verifiedAt('/held', endpoint.secret);
+    assert.deepEqual(events.map((e) => e.type), ['payment.transaction-seen', 'payment.transaction-seen', 'payment.confirming', 'payment.completed']);
+    assert.equal(events[1]!.id, events[0]!.id);
+    assert.equal(new Set(events.map((e) => e.id)).size, 3);
+    assert.deepEqual(events.at(-1)!.data, (await shop.get(`/payment/${payment.id}`)).body);
+    const log = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    assert.deepEqual(log.map((a: any) => [a.type, a.attempt, a.statusCode, a.error]).sort(), [
+      ['payment.completed', 1, 204, null],
+      ['payment.confirming', 1, 204, null],
+      ['payment.transaction-seen', 1, 500, 'the endpoint answered 500'],
+      ['payment.transaction-seen', 2, 204, null],
+    ]);
+  });
+
   test('redeliver of an unknown attempt is 404 delivery-not-found', async () => {
     const endpoint = await register('/redeliver-404', ['payment.completed'], shop);
     const response = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/9b2f4a4e-1111-4c2b-9a3e-000000000000/redeliver`);
