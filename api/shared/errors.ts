@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'webhook-not-found'
   | 'delivery-not-found'
   | 'webhook-limit-reached'
+  | 'delivery-in-progress'
   | 'payouts-disabled'
   | 'not-found'
   | 'method-not-allowed'

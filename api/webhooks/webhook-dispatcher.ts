@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseUnavailable } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
+import { Conflict, NotFound } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { WebhookSecrets } from './webhook-secrets.ts';
@@ -71,9 +72,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     return { record, outcome };
   }
 
-  // Sends one due event and settles it; true if the endpoint acknowledged it.
+  // Sends one due event and settles it; true if the endpoint acknowledged it. Redeliveries take
+  // attempt numbers too, but not steps of the schedule.
   async function deliver(endpoint: WebhookEndpoint, due: DueDelivery): Promise<boolean> {
-    const { record, outcome } = await attempt(endpoint, { id: due.eventId, type: due.type, body: due.body }, due.attempts + 1);
+    const { record, outcome } = await attempt(endpoint, { id: due.eventId, type: due.type, body: due.body }, due.attempts + due.redeliveries + 1);
     const now = clock();
     const attempts = due.attempts + 1;
     await uow.transaction(async (stores) => {
@@ -193,16 +195,35 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
       return attempts - before;
     },
 
-    /** Sends one event again now, outside the queue, as a new attempt with the same webhook-id. */
+    /**
+     * Sends one event again now, as a new attempt with the same webhook-id, while holding the
+     * endpoint as a turn does (so it never races an attempt of the schedule). Accepted, it settles
+     * the event's queued delivery; refused, the schedule stays as it was. Throws `Conflict` if the
+     * endpoint is being sent to, `NotFound` if it or the event's delivery is gone.
+     */
     async redeliver(endpoint: WebhookEndpoint, event: { id: string; type: string; body: string }): Promise<WebhookAttempt> {
-      const number = (await uow.stores.webhooks.attemptCount(endpoint.id, event.id)) + 1;
-      const { record, outcome } = await attempt(endpoint, event, number);
-      await uow.transaction(async (stores) => {
-        await stores.webhooks.insertAttempt(record);
-        // An endpoint disabled by a 410 that accepts a redelivery is back in service.
-        if (outcome.error === null && endpoint.disabledAt !== null) await stores.webhooks.enable(endpoint.id);
-      });
-      return record;
+      // A claim of its own, not the instance's: a turn of this instance holding the endpoint must refuse it too.
+      const redelivery = randomUUID();
+      const now = clock();
+      const claimed = await uow.stores.webhooks.claimEndpoint(endpoint.id, redelivery, now, now + claimMs, { evenDisabled: true });
+      try {
+        // Read again under the claim: a turn may have disabled it (410) since the caller read it.
+        const current = await uow.stores.webhooks.findEndpoint(endpoint.id);
+        if (!current) throw new NotFound('webhook-not-found', `No webhook endpoint with id "${endpoint.id}" exists for this merchant.`);
+        if (!claimed) throw new Conflict('delivery-in-progress', 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.');
+        const queued = await uow.stores.webhooks.queuedDelivery(current.id, event.id);
+        if (!queued) throw new NotFound('delivery-not-found', `No delivery of event "${event.id}" exists for this webhook endpoint.`);
+        const { record, outcome } = await attempt(current, event, queued.attempts + queued.redeliveries + 1);
+        await uow.transaction(async (stores) => {
+          await stores.webhooks.insertAttempt(record);
+          await stores.webhooks.settleRedelivery(queued.seq, { delivered: outcome.error === null, at: clock() });
+          // An endpoint disabled by a 410 that accepts a redelivery is back in service.
+          if (outcome.error === null && current.disabledAt !== null) await stores.webhooks.enable(current.id);
+        });
+        return record;
+      } finally {
+        if (claimed) await uow.stores.webhooks.releaseEndpoint(endpoint.id, redelivery).catch(() => {});
+      }
     },
 
     /** Polls for due events until the returned function is called (which waits for the turns under way). */

@@ -21,7 +21,18 @@ export interface DueDelivery {
   eventId: string;
   type: string;
   body: string;
+  /** Attempts on the retry schedule so far (what the next wait depends on). */
   attempts: number;
+  /** Redeliveries asked for by the merchant so far (numbered among the attempts, off the schedule). */
+  redeliveries: number;
+}
+
+/** Where an event owed to an endpoint stands. */
+export interface QueuedDelivery {
+  seq: number;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  redeliveries: number;
 }
 
 /** One attempt to send an event, as the delivery log shows it. */
@@ -188,11 +199,12 @@ export class WebhookStore {
 
   /**
    * Takes (or renews) the right to send to an endpoint until `until`; true if `holder` has it. One
-   * conditional update, so of two instances racing for an endpoint exactly one wins.
+   * conditional update, so of two instances racing for an endpoint exactly one wins. A disabled
+   * endpoint is claimed only `evenDisabled` (a redelivery, which may enable it again).
    */
-  async claimEndpoint(id: string, holder: string, now: number, until: number): Promise<boolean> {
+  async claimEndpoint(id: string, holder: string, now: number, until: number, options: { evenDisabled?: boolean } = {}): Promise<boolean> {
     const changed = await this.sql.run(
-      'UPDATE webhook_endpoints SET locked_by = ?, locked_until = ? WHERE id = ? AND disabled_at IS NULL AND (locked_by = ? OR locked_until <= ?)',
+      `UPDATE webhook_endpoints SET locked_by = ?, locked_until = ? WHERE id = ?${options.evenDisabled ? '' : ' AND disabled_at IS NULL'} AND (locked_by = ? OR locked_until <= ?)`,
       [holder, until, id, holder, now],
     );
     return changed === 1;
@@ -205,12 +217,31 @@ export class WebhookStore {
 
   /** The endpoint's earliest queued event, if it is due by `now` (the events after it wait for it). */
   async nextDue(endpointId: string, now: number): Promise<DueDelivery | undefined> {
-    const row = await this.sql.get<{ seq: number; endpoint_id: string; event_id: string; type: string; body: string; attempts: number }>(
-      `SELECT d.seq, d.endpoint_id, d.event_id, e.type, e.body, d.attempts FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+    const row = await this.sql.get<{ seq: number; endpoint_id: string; event_id: string; type: string; body: string; attempts: number; redeliveries: number }>(
+      `SELECT d.seq, d.endpoint_id, d.event_id, e.type, e.body, d.attempts, d.redeliveries FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
         WHERE d.seq = (SELECT MIN(seq) FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending') AND d.next_attempt_at <= ?`,
       [endpointId, now],
     );
-    return row && { seq: Number(row.seq), endpointId: row.endpoint_id, eventId: row.event_id, type: row.type, body: row.body, attempts: Number(row.attempts) };
+    return (
+      row && {
+        seq: Number(row.seq),
+        endpointId: row.endpoint_id,
+        eventId: row.event_id,
+        type: row.type,
+        body: row.body,
+        attempts: Number(row.attempts),
+        redeliveries: Number(row.redeliveries),
+      }
+    );
+  }
+
+  /** Where an event owed to an endpoint stands, if it was ever queued for it. */
+  async queuedDelivery(endpointId: string, eventId: string): Promise<QueuedDelivery | undefined> {
+    const row = await this.sql.get<{ seq: number; state: QueuedDelivery['state']; attempts: number; redeliveries: number }>(
+      'SELECT seq, state, attempts, redeliveries FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?',
+      [endpointId, eventId],
+    );
+    return row && { seq: Number(row.seq), state: row.state, attempts: Number(row.attempts), redeliveries: Number(row.redeliveries) };
   }
 
   /** An event's type and body, if it was ever sent to the endpoint. */
@@ -232,18 +263,20 @@ export class WebhookStore {
     ]);
   }
 
+  /** Counts a redelivery of a queued event; one the endpoint accepted settles it as delivered (nothing more is sent on the schedule). */
+  async settleRedelivery(seq: number, outcome: { delivered: boolean; at: number }): Promise<void> {
+    await this.sql.run(
+      `UPDATE webhook_deliveries SET redeliveries = redeliveries + 1, state = ${outcome.delivered ? "'delivered'" : 'state'}, updated_at = ? WHERE seq = ?`,
+      [outcome.at, seq],
+    );
+  }
+
   /** Records an attempt in the log. */
   async insertAttempt(attempt: Omit<WebhookAttempt, 'type'>): Promise<void> {
     await this.sql.run(
       'INSERT INTO webhook_attempts (id, endpoint_id, event_id, attempt, status_code, duration_ms, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [attempt.id, attempt.endpointId, attempt.eventId, attempt.attempt, attempt.statusCode, attempt.durationMs, attempt.error, attempt.createdAt],
     );
-  }
-
-  /** How many attempts an event has had at an endpoint. */
-  async attemptCount(endpointId: string, eventId: string): Promise<number> {
-    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ? AND event_id = ?', [endpointId, eventId]);
-    return Number(row?.n ?? 0);
   }
 
   /** One attempt of an endpoint's log. */

@@ -345,9 +345,104 @@ describe('failing endpoints', () => {
     const requests = receiver.at('/retired');
     assert.equal(requests.at(-1)!.headers['webhook-id'], first.eventId);
     assert.equal((await shop.get('/webhooks')).body.data.find((w: any) => w.id === endpoint.id).disabled, false);
-    // Back in service, the event queued meanwhile goes out.
+    // Back in service; the redelivery settled the event, so its retry (long due) does not send it a third time.
     await dispatch();
-    assert.equal(receiver.at('/retired').length, 3);
+    assert.equal(receiver.at('/retired').length, 2);
+    const log = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    assert.deepEqual(log.map((a: any) => [a.eventId, a.attempt, a.statusCode, a.error]), [
+      [first.eventId, 2, 200, null],
+      [first.eventId, 1, 410, 'the endpoint answered 410'],
+    ]);
+  });
+
+  test('a redelivery the endpoint accepts is the event\'s last attempt: the schedule does not send it again', async () => {
+    const endpoint = await register('/gone-then-back', ['payment.completed'], shop);
+    receiver.answer('/gone-then-back', { status: 410 });
+    await completePayment();
+    await dispatch();
+    const [first] = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    receiver.answer('/gone-then-back', { status: 204 });
+    server.clock.advance(1_000);
+    const again = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(typeof again.body.durationMs, 'number');
+    assert.deepEqual(again.body, {
+      id: again.body.id,
+      eventId: first.eventId,
+      type: 'payment.completed',
+      attempt: 2,
+      statusCode: 204,
+      durationMs: again.body.durationMs,
+      error: null,
+      createdAt: new Date(server.clock()).toISOString(),
+    });
+    // Past the retry the 410 had scheduled, and long after.
+    server.clock.advance(5_000);
+    await dispatch();
+    server.clock.advance(86_400_000);
+    await dispatch();
+    assert.deepEqual(receiver.at('/gone-then-back').map((r) => r.headers['webhook-id']), [first.eventId, first.eventId]);
+    const log = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    assert.deepEqual(log, [again.body, first]);
+  });
+
+  test('a redelivery the endpoint refuses takes the next attempt number and leaves the schedule as it was', async () => {
+    const endpoint = await register('/still-down', ['payment.completed'], shop);
+    receiver.answer('/still-down', { status: 500 });
+    await completePayment();
+    await dispatch();
+    const [first] = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    server.clock.advance(2_000);
+    const again = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual([again.body.attempt, again.body.statusCode, again.body.error], [2, 500, 'the endpoint answered 500']);
+    // The first retry comes 5 s after the first attempt, as scheduled: neither sooner nor later.
+    server.clock.advance(2_999);
+    await dispatch();
+    assert.equal(receiver.at('/still-down').length, 2);
+    server.clock.advance(1);
+    await dispatch();
+    assert.equal(receiver.at('/still-down').length, 3);
+    // Then the schedule's second wait (5 min), not a later one: the redelivery took no step of it.
+    receiver.answer('/still-down', { status: 204 });
+    server.clock.advance(RETRY_SCHEDULE_MS[1]! - 1);
+    await dispatch();
+    assert.equal(receiver.at('/still-down').length, 3);
+    server.clock.advance(1);
+    await dispatch();
+    assert.equal(receiver.at('/still-down').length, 4);
+    const log = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    assert.deepEqual(log.map((a: any) => [a.attempt, a.statusCode, a.error]), [
+      [4, 204, null],
+      [3, 500, 'the endpoint answered 500'],
+      [2, 500, 'the endpoint answered 500'],
+      [1, 500, 'the endpoint answered 500'],
+    ]);
+    assert.equal(new Set(receiver.at('/still-down').map((r) => r.headers['webhook-id'])).size, 1);
+  });
+
+  test('a redelivery while the endpoint is being sent to (by another instance) is 409 delivery-in-progress and sends nothing', async () => {
+    const endpoint = await register('/busy', ['payment.completed'], shop);
+    receiver.answer('/busy', { status: 500 });
+    await completePayment();
+    await dispatch();
+    const [first] = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    receiver.answer('/busy', { status: 204 });
+    const webhooks = server.services.uow.stores.webhooks;
+    assert.equal(await webhooks.claimEndpoint(endpoint.id, 'another instance', server.clock(), server.clock() + 60_000), true);
+    const refused = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
+    assert.equal(refused.status, 409);
+    assert.deepEqual(refused.body, {
+      error: { code: 'delivery-in-progress', message: 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.' },
+    });
+    assert.equal(receiver.at('/busy').length, 1);
+    await webhooks.releaseEndpoint(endpoint.id, 'another instance');
+    const accepted = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.deepEqual([accepted.body.attempt, accepted.body.statusCode], [2, 204]);
+    server.clock.advance(5_000);
+    await dispatch();
+    assert.equal(receiver.at('/busy').length, 2);
   });
 
   test('a failed attempt holds the endpoint\'s later events back until its retry; then they go after it, in order', async () => {
