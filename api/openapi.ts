@@ -396,7 +396,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         parameters: [idParameter('webhook endpoint'), uuidParameter('deliveryId', 'An attempt id from the delivery log.')],
         responses: {
           200: { description: 'The new attempt; a 2xx answer enables an endpoint a 410 disabled.', content: json(ref(WebhookDeliveryOutput)) },
-          ...errors({ ...SIGNED, 404: 'webhook-not-found or delivery-not-found', 409: 'delivery-in-progress: an event is being sent to the endpoint now; redeliver again in a few seconds', ...RAW_BODY }),
+          ...errors({ ...SIGNED, 404: 'webhook-not-found or delivery-not-found', 409: 'invalid-state: an event is being sent to the endpoint now; redeliver again in a few seconds', ...RAW_BODY }),
         },
       },
     },

@@ -31,7 +31,6 @@ export type ErrorCode =
   | 'webhook-not-found'
   | 'delivery-not-found'
   | 'webhook-limit-reached'
-  | 'delivery-in-progress'
   | 'payouts-disabled'
   | 'not-found'
   | 'method-not-allowed'

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseUnavailable } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
-import { Conflict, NotFound } from '../shared/errors.ts';
+import { InvalidState, NotFound } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { WebhookSecrets } from './webhook-secrets.ts';
@@ -198,7 +198,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     /**
      * Sends one event again now, as a new attempt with the same webhook-id, while holding the
      * endpoint as a turn does (so it never races an attempt of the schedule). Accepted, it settles
-     * the event's queued delivery; refused, the schedule stays as it was. Throws `Conflict` if the
+     * the event's queued delivery; refused, the schedule stays as it was. Throws `InvalidState` if the
      * endpoint is being sent to, `NotFound` if it or the event's delivery is gone.
      */
     async redeliver(endpoint: WebhookEndpoint, event: { id: string; type: string; body: string }): Promise<WebhookAttempt> {
@@ -210,7 +210,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
         // Read again under the claim: a turn may have disabled it (410) since the caller read it.
         const current = await uow.stores.webhooks.findEndpoint(endpoint.id);
         if (!current) throw new NotFound('webhook-not-found', `No webhook endpoint with id "${endpoint.id}" exists for this merchant.`);
-        if (!claimed) throw new Conflict('delivery-in-progress', 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.');
+        if (!claimed) throw new InvalidState('invalid-state', 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.');
         const queued = await uow.stores.webhooks.queuedDelivery(current.id, event.id);
         if (!queued) throw new NotFound('delivery-not-found', `No delivery of event "${event.id}" exists for this webhook endpoint.`);
         const { record, outcome } = await attempt(current, event, queued.attempts + queued.redeliveries + 1);

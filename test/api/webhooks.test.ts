@@ -421,7 +421,7 @@ describe('failing endpoints', () => {
     assert.equal(new Set(receiver.at('/still-down').map((r) => r.headers['webhook-id'])).size, 1);
   });
 
-  test('a redelivery while the endpoint is being sent to (by another instance) is 409 delivery-in-progress and sends nothing', async () => {
+  test('a redelivery while the endpoint is being sent to (by another instance) is 409 invalid-state and sends nothing', async () => {
     const endpoint = await register('/busy', ['payment.completed'], shop);
     receiver.answer('/busy', { status: 500 });
     await completePayment();
@@ -433,7 +433,7 @@ describe('failing endpoints', () => {
     const refused = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
     assert.equal(refused.status, 409);
     assert.deepEqual(refused.body, {
-      error: { code: 'delivery-in-progress', message: 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.' },
+      error: { code: 'invalid-state', message: 'An event is being sent to this webhook endpoint right now; redeliver again in a few seconds.' },
     });
     assert.equal(receiver.at('/busy').length, 1);
     await webhooks.releaseEndpoint(endpoint.id, 'another instance');
