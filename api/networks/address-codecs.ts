@@ -175,3 +175,19 @@ export function addressCodec(network: string, chain: ChainName): AddressCodec {
 export function hasAddressCodec(network: string): boolean {
   return network in CODECS;
 }
+
+// An Ethereum address (hex in any case), and a bech32 one (all of one case; no 1, b, i or o after
+// the separator): both spell one address in either case.
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const BECH32_ADDRESS = /^[a-zA-Z]{1,83}1[02-9ac-hj-np-zAC-HJ-NP-Z]{6,}$/;
+
+/**
+ * The spellings a searched address may be stored in: as given and, where a network's addresses
+ * are the same in any case, as the codecs write them (`canonical`): Ethereum's with its EIP-55
+ * checksum, bech32 in lower case. Base58 addresses are case-sensitive: only as given.
+ */
+export function addressSpellings(term: string): string[] {
+  if (HEX_ADDRESS.test(term)) return [...new Set([term, ethereum.canonical(term)])];
+  if (BECH32_ADDRESS.test(term)) return [...new Set([term, term.toLowerCase()])];
+  return [term];
+}

@@ -4,6 +4,8 @@
  */
 import { type Dialect, jsonTextList } from '../db/database.ts';
 import { MAX_LIMIT } from '../shared/list-page.ts';
+import { txnIdSpellings } from '../shared/ids.ts';
+import { addressSpellings } from '../networks/address-codecs.ts';
 import type { PaymentStatus } from './payment-status.ts';
 
 /**
@@ -51,11 +53,13 @@ function filterSql(dialect: Dialect) {
     // The payments a search term can name, each found by an index lookup: by id, by invoice, by
     // receiving address (through the address's own row: the payments carry no index on their
     // address, which would cost every create a page, migration 0105) and by transaction id. As
-    // alternatives of one WHERE clause SQLite walked the merchant's whole history instead.
+    // alternatives of one WHERE clause SQLite walked the merchant's whole history instead. An
+    // address or a transaction id is looked up in each spelling it may be stored in (a short
+    // list, so each is still an index lookup; LOWER() over the column would walk every row).
     search: `id IN (SELECT CAST(@searchId AS TEXT)
       UNION ALL SELECT id FROM payments WHERE merchant_id = @merchantId AND invoice = @search
-      UNION ALL SELECT payment_id FROM addresses WHERE network IN (SELECT name FROM networks) AND address = @search AND payment_id IS NOT NULL
-      UNION ALL SELECT payment_id FROM payment_transactions WHERE txn_id = @search AND dropped_at IS NULL)`,
+      UNION ALL SELECT payment_id FROM addresses WHERE network IN (SELECT name FROM networks) AND ${dialect.inJsonList('address', '@searchAddresses')} AND payment_id IS NOT NULL
+      UNION ALL SELECT payment_id FROM payment_transactions WHERE ${dialect.inJsonList('txn_id', '@searchTxnIds')} AND dropped_at IS NULL)`,
   } as const;
 }
 type FilterName = keyof ReturnType<typeof filterSql>;
@@ -66,10 +70,15 @@ function filterParams(merchantId: string, filters: PaymentFilters, used: FilterN
   const params: Record<string, unknown> = { merchantId };
   for (const name of used) if (name !== 'search') params[name] = jsonTextList(filters[name]!);
   if (filters.search !== undefined) {
-    // Ids are stored lower-case; the other fields are matched as typed. A term with NUL can be in
-    // no row (PostgreSQL refuses it as a parameter): it becomes the empty text, which none holds.
-    params.search = filters.search.includes('\u0000') ? '' : filters.search;
-    params.searchId = (params.search as string).toLowerCase();
+    // Ids are stored lower-case; an invoice is matched as typed; an address or a transaction id in
+    // every spelling it may be stored in (hex in either case, Ethereum's with its checksum). A term
+    // with NUL can be in no row (PostgreSQL refuses it as a parameter): it becomes the empty text,
+    // which none holds.
+    const term = filters.search.includes('\u0000') ? '' : filters.search;
+    params.search = term;
+    params.searchId = term.toLowerCase();
+    params.searchAddresses = jsonTextList(addressSpellings(term));
+    params.searchTxnIds = jsonTextList(txnIdSpellings(term));
   }
   if (used.includes('statuses')) params.now = now;
   return params;

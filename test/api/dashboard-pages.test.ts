@@ -73,6 +73,25 @@ describe('payments', () => {
     assert.equal((await owner.get('/payments?limit=1')).body.data[0].id, decoy.id);
   });
 
+  test('finds a payment by a hex transaction id or address typed in either case', async () => {
+    const bitcoin = await newPayment({ invoice: 'case-btc' });
+    const { txnId } = await pay(bitcoin.addressTo, '0.5', 0);
+    const ether = await newPayment({ amount: '0.1', asset: { short: 'ETH', network: 'ethereum' }, invoice: 'case-eth' });
+    // Stored with its EIP-55 checksum, so mixed case: every other spelling is the same address.
+    assert.notEqual(ether.addressTo, ether.addressTo.toLowerCase());
+    const ids = async (term: string) => ((await owner.get(`/payments?search=${encodeURIComponent(term)}`)).body.data as Array<{ id: string }>).map((p) => p.id);
+    assert.deepEqual(await ids(txnId.toUpperCase()), [bitcoin.id]);
+    assert.deepEqual(await ids(txnId.toLowerCase()), [bitcoin.id]);
+    assert.deepEqual(await ids(ether.addressTo.toLowerCase()), [ether.id]);
+    assert.deepEqual(await ids(`0x${ether.addressTo.slice(2).toUpperCase()}`), [ether.id]);
+    assert.deepEqual(await ids(bitcoin.addressTo.toUpperCase()), [bitcoin.id]);
+    assert.deepEqual(await ids(bitcoin.id.toUpperCase()), [bitcoin.id]);
+    // An invoice is the merchant's own text, matched as typed.
+    assert.deepEqual(await ids('CASE-BTC'), []);
+    // The count agrees with the page.
+    assert.equal((await owner.get(`/payments?search=${txnId.toUpperCase()}`)).body.total, 1);
+  });
+
   test('shows a payment with its transactions and the webhook deliveries of its events', async () => {
     const endpoint = await owner.request<any>('POST', '/webhooks', { body: { url: `${receiver.url}/pages` } });
     assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
