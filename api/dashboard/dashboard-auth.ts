@@ -61,14 +61,20 @@ function sameText(a: string, b: string): boolean {
 export const LIVE_READ_HEADER = 'X-Live-Read';
 
 const notSignedIn = () => new Unauthenticated('not-signed-in', 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).');
-const csrfRefused = (why: string) => new Forbidden('csrf-refused', `This change was refused: ${why}. Reload the dashboard and try again.`);
+const csrfRefused = (why: string, remedy = 'Reload the dashboard and try again.') => new Forbidden('csrf-refused', `This change was refused: ${why}. ${remedy}`);
 
-/** Refuses a request whose `Origin` is sent and is not the service's own. */
+/**
+ * Refuses a request whose `Origin` is sent and is not the service's own. The answer names the
+ * address to use: the operator who opened the dashboard at another name of this server (127.0.0.1
+ * for localhost) is refused on every try, and a reload there cannot help.
+ */
 export function sameOriginOnly(publicUrl: string): RequestHandler {
   const own = new URL(publicUrl).origin;
+  const why = "it came from a page at another address than this service's PUBLIC_URL";
+  const remedy = `The dashboard must be opened at ${own}/dashboard; open it there and try again.`;
   return (req, _res, next) => {
     const origin = req.get('Origin');
-    next(origin !== undefined && origin !== own ? csrfRefused('it came from another site') : undefined);
+    next(origin !== undefined && origin !== own ? csrfRefused(why, remedy) : undefined);
   };
 }
 

@@ -16,6 +16,13 @@ const WRONG = { error: { code: 'invalid-credentials', message: 'The e-mail or th
 const NOT_SIGNED_IN = { error: { code: 'not-signed-in', message: 'Sign in to the dashboard first (your session may have ended after 12 hours idle, or on sign-out).' } };
 const throttled = (minutes: number) => ({ error: { code: 'rate-limited', message: `Too many failed sign-ins for this e-mail; try again in ${minutes} minutes.` } });
 const csrfRefused = (why: string) => ({ error: { code: 'csrf-refused', message: `This change was refused: ${why}. Reload the dashboard and try again.` } });
+// The origin refusal names where the dashboard must be opened (the test server's PUBLIC_URL is its own address).
+const elsewhere = (publicUrl: string) => ({
+  error: {
+    code: 'csrf-refused',
+    message: `This change was refused: it came from a page at another address than this service's PUBLIC_URL. The dashboard must be opened at ${publicUrl}/dashboard; open it there and try again.`,
+  },
+});
 
 let server: TestServer;
 let shop: TestMerchant;
@@ -157,7 +164,15 @@ describe('signing in', () => {
 
   test('refuses a sign-in posted from another site', async () => {
     const response = await dashboardClient(server).request('POST', '/session', { body: { email: owner.email, password: owner.password }, origin: 'https://evil.example' });
-    assert.deepEqual([response.status, response.body], [403, csrfRefused('it came from another site')]);
+    assert.deepEqual([response.status, response.body], [403, elsewhere(server.url)]);
+  });
+
+  test('a sign-in from another name of this server says the dashboard must be opened at PUBLIC_URL', async () => {
+    // Opened at localhost while PUBLIC_URL names 127.0.0.1: a reload there would never help.
+    const other = server.url.replace('127.0.0.1', 'localhost');
+    const response = await dashboardClient(server).request('POST', '/session', { body: { email: owner.email, password: owner.password }, origin: other });
+    assert.deepEqual([response.status, response.body], [403, elsewhere(server.url)]);
+    assert.equal(response.headers.get('set-cookie'), null, 'no session');
   });
 
   test('a session is Secure exactly when PUBLIC_URL is https', async () => {
@@ -229,7 +244,7 @@ describe('sessions', () => {
     const foreign = await browser.request('DELETE', '/session', { origin: 'http://evil.example' });
     assert.deepEqual([missing.status, missing.body], [403, csrfRefused('the CSRF token is missing or wrong')]);
     assert.deepEqual([wrong.status, wrong.body], [403, csrfRefused('the CSRF token is missing or wrong')]);
-    assert.deepEqual([foreign.status, foreign.body], [403, csrfRefused('it came from another site')]);
+    assert.deepEqual([foreign.status, foreign.body], [403, elsewhere(server.url)]);
     assert.equal((await browser.get('/session')).status, 200, 'still signed in');
   });
 

@@ -88,6 +88,22 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('signing in at another name of the server says where the dashboard must be opened', async () => {
+    // PUBLIC_URL names 127.0.0.1; localhost is the same server but another origin, so every change is refused.
+    const { page } = await newPage();
+    await page.goto(`${server.url.replace('127.0.0.1', 'localhost')}/dashboard/login`);
+    await page.waitForSelector('input[name="email"]');
+    await page.type('input[name="email"]', owner.email);
+    await page.type('input[name="password"]', owner.password);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[role="alert"]');
+    assert.equal(
+      await text(page, '[role="alert"]'),
+      `This change was refused: it came from a page at another address than this service's PUBLIC_URL. The dashboard must be opened at ${server.url}/dashboard; open it there and try again.`,
+    );
+    await page.browserContext().close();
+  });
+
   test('every page passes axe in light and dark, at 1024 and 320 px, with no CSP violation', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.5', asset: BTC, invoice: 'axe-1' });
