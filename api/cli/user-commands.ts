@@ -95,7 +95,7 @@ export async function userCommand(action: string | undefined, args: string[], ou
       }
       const reset = await users.resetPassword(email);
       if (json) out(JSON.stringify(reset) + '\n');
-      else out(`New password for ${reset.user.email} (every session of theirs ended):\n  Password: ${reset.password}\n`);
+      else out(`New password for ${reset.user.email} (every session of theirs ended; failed sign-ins forgotten, so it works at once):\n  Password: ${reset.password}\n`);
       return 0;
     }, err);
   }

@@ -56,7 +56,11 @@ export function createUserService(deps: { uow: UnitOfWork; clock: Clock }) {
       return (await store.listOf(merchantId)).map(toUserOutput);
     },
 
-    /** Gives a user a new generated password (returned this once) and ends every session of theirs. */
+    /**
+     * Gives a user a new generated password (returned this once), ends every session of theirs and
+     * forgets their failed sign-ins: the lock they may have run into (kept in the database, so on
+     * every instance) must not refuse the new password.
+     */
     async resetPassword(email: string): Promise<{ user: UserOutput; password: string }> {
       const user = await byEmail(email);
       const password = generatePassword();
@@ -64,6 +68,7 @@ export function createUserService(deps: { uow: UnitOfWork; clock: Clock }) {
       await uow.transaction(async (stores) => {
         await stores.users.setPasswordHash(user.id, passwordHash);
         await stores.sessions.deleteOfUser(user.id);
+        await stores.users.clearFailures(emailHash(user.email));
       });
       return { user: toUserOutput(user), password };
     },

@@ -92,6 +92,16 @@ describe('users made by the operator', () => {
     assert.deepEqual((await browser.get('/session')).body, NOT_SIGNED_IN);
     assert.deepEqual(await operatorCli(server, ['user', 'delete', '--email', 'reset@shop.example']), { code: 1, stdout: '', stderr: 'No dashboard user with e-mail "reset@shop.example".\n' });
   });
+
+  test('reset-password lifts the lock of five failed sign-ins, and says so', async () => {
+    await createUser(server, shop.merchant.id, 'locked@shop.example', 'owner');
+    for (let i = 0; i < 5; i++) assert.deepEqual((await dashboardClient(server).signIn('locked@shop.example', 'wrong')).body, WRONG);
+    assert.equal((await dashboardClient(server).signIn('locked@shop.example', 'still wrong')).status, 429);
+    const reset = await operatorCli(server, ['user', 'reset-password', '--email', 'LOCKED@shop.example']);
+    const shown = /^New password for locked@shop\.example \(every session of theirs ended; failed sign-ins forgotten, so it works at once\):\n {2}Password: (\S+)\n$/.exec(reset.stdout);
+    assert.ok(shown && reset.code === 0 && reset.stderr === '', JSON.stringify(reset));
+    assert.equal((await dashboardClient(server).signIn('locked@shop.example', shown[1]!)).status, 200);
+  });
 });
 
 describe('signing in', () => {
