@@ -2,6 +2,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
+import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
@@ -109,7 +110,7 @@ export class PaymentsPage extends ListPageElement {
           </tbody>
         </table>
       </div>
-      <p role="status">${list ? `${list.total} payments; page ${list.page} of ${pages}.` : 'Loading…'}</p>
+      <p role="status">${list ? `${countOf(list.total, 'payment', 'payments')}; page ${list.page} of ${pages}.` : 'Loading…'}</p>
       ${pagerNav('Payment pages', this.page, pages, (page) => this.go(page))}
       <h2>Export</h2>
       <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>

@@ -5,6 +5,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
+import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
@@ -97,7 +98,7 @@ export class RefundsPage extends ListPageElement {
   #pager() {
     const pages = pageCount(this.list);
     if (!this.list || (this.paymentId && pages === 1)) return '';
-    return html`<p aria-live="polite">${this.list.total} refunds; page ${this.list.page} of ${pages}.</p>
+    return html`<p aria-live="polite">${countOf(this.list.total, 'refund', 'refunds')}; page ${this.list.page} of ${pages}.</p>
       ${pagerNav('Refund pages', this.page, pages, (page) => this.go(page))}`;
   }
 }

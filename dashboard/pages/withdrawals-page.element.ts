@@ -2,6 +2,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
+import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
@@ -79,7 +80,7 @@ export class WithdrawalsPage extends ListPageElement {
           </tbody>
         </table>
       </div>
-      <p aria-live="polite">${this.list ? `${this.list.total} withdrawals; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
+      <p aria-live="polite">${this.list ? `${countOf(this.list.total, 'withdrawal', 'withdrawals')}; page ${this.list.page + 1} of ${pageCount(this.list)}.` : 'Loading…'}</p>
       ${pagerNav('Withdrawal pages', this.page, pageCount(this.list), (page) => this.go(page))}
     `;
   }

@@ -284,7 +284,7 @@ describe('the dashboard in Chromium', () => {
       `[...document.querySelectorAll('${list}-page tbody tr')].find((row) => row.innerHTML.includes('${needle}'))`;
 
     await page.click('a[href="/dashboard/withdrawals"]');
-    await page.waitForFunction(`document.querySelector('withdrawals-page')?.textContent?.includes('withdrawals; page')`);
+    await page.waitForFunction(`document.querySelector('withdrawals-page')?.textContent?.includes('; page ')`);
     // Made through the API (a merchant's backend), not on this page.
     const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'follow-1' });
     assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body));
@@ -302,7 +302,7 @@ describe('the dashboard in Chromium', () => {
     assert.equal((await api.get(`/withdrawal/${newer.body.id}`)).body.status, 'OPEN');
 
     await page.click('a[href="/dashboard/refunds"]');
-    await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('refunds; page')`);
+    await page.waitForFunction(`document.querySelector('refunds-page')?.textContent?.includes('; page ')`);
     const refund = await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.02', reason: 'follow-refund' });
     assert.equal(refund.status, 200, JSON.stringify(refund.body));
     await page.waitForFunction(`${rowOf('refunds', refund.body.id)} !== undefined`, { timeout: 20_000 });
@@ -394,12 +394,12 @@ describe('the dashboard in Chromium', () => {
     await page.select('payments-page select[name="status"]', 'OPEN');
     await page.type('payments-page input[name="search"]', 'back-1');
     await page.click('payments-page button[type="submit"]');
-    await listSays('1 payments; page 1 of 1.');
+    await listSays('1 payment; page 1 of 1.');
     assert.equal(await page.evaluate('location.search'), '?search=back-1&status=OPEN');
     await page.click(`payments-page a[href="/dashboard/payments/${wanted.body.id}"]`);
     await page.waitForSelector('#payment-status');
     await page.evaluate('history.back()');
-    await listSays('1 payments; page 1 of 1.');
+    await listSays('1 payment; page 1 of 1.');
     assert.equal(await page.$eval('payments-page input[name="search"]', (input) => (input as unknown as { value: string }).value), 'back-1');
     assert.equal(await page.$eval('payments-page select[name="status"]', (select) => (select as unknown as { value: string }).value), 'OPEN');
     // The Payments link shows the whole list again, as its address says; then a later page of it.
