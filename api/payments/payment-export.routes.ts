@@ -12,6 +12,22 @@ import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import type { PaymentExport } from './payment-export.ts';
 import { ExportPaymentsQuery } from './payment.schema.ts';
 
+// The offset an ISO time is written with, in minutes east of UTC (Z is 0).
+function offsetMinutes(time: string): number {
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(time);
+  return offset ? (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) : 0;
+}
+
+/**
+ * The report's file name: the days it covers as the client wrote them, in the client's offset: the
+ * day of `from` to the day of the last instant before `to` (a range to the next midnight, as the
+ * dashboard sends a To date, ends on that date, not on the day after).
+ */
+export function reportFileName(from: string, to: string): string {
+  const lastDay = new Date(Date.parse(to) - 1 + offsetMinutes(to) * 60_000).toISOString().slice(0, 10);
+  return `payments-${from.slice(0, 10)}-${lastDay}.csv`;
+}
+
 /** Streams the report for the request's merchant (`res.locals.merchant`), checked range and all. */
 export async function sendPaymentsCsv(exporter: PaymentExport, req: Request, res: Response): Promise<void> {
   const query = parseOrThrow(ExportPaymentsQuery, readListQuery(req.originalUrl, [], ['from', 'to'], []));
@@ -21,7 +37,7 @@ export async function sendPaymentsCsv(exporter: PaymentExport, req: Request, res
   const first = await rows.next();
   res.status(200);
   res.setHeader('Content-Type', 'text/csv; charset=utf-8; header=present');
-  res.setHeader('Content-Disposition', `attachment; filename="payments-${query.from.slice(0, 10)}-${query.to.slice(0, 10)}.csv"`);
+  res.setHeader('Content-Disposition', `attachment; filename="${reportFileName(query.from, query.to)}"`);
   res.setHeader('Cache-Control', 'no-store');
   let closed = false;
   res.once('close', () => (closed = true));

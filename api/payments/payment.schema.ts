@@ -50,8 +50,13 @@ export type SearchPaymentsQuery = z.output<typeof SearchPaymentsQuery>;
 
 /** Query of the payments report (CSV): payments created at or after `from` and before `to`. */
 export const ExportPaymentsQuery = z.object({
-  from: z.iso.datetime({ error: 'must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z' }).meta({ description: 'Payments created at or after this time.' }),
-  to: z.iso.datetime({ error: 'must be an ISO 8601 UTC time such as 2026-12-01T00:00:00Z' }).meta({ description: 'Payments created before this time.' }),
+  // An offset is taken too (the dashboard sends the browser's local midnights): the file is named by the days as written.
+  from: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-11-01T00:00:00Z or 2026-11-01T00:00:00+01:00' })
+    .meta({ description: 'Payments created at or after this time (UTC, or with an offset).' }),
+  to: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-12-01T00:00:00Z or 2026-12-01T00:00:00+01:00' })
+    .meta({ description: 'Payments created before this time (UTC, or with an offset).' }),
 });
 /** A validated report query, as epoch milliseconds. */
 export type ExportPaymentsQuery = z.output<typeof ExportPaymentsQuery>;

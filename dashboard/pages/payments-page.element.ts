@@ -81,8 +81,9 @@ export class PaymentsPage extends ListPageElement {
   override render() {
     const list = this.list;
     const pages = pageCount(list);
-    const today = new Date();
-    const monthAgo = new Date(today.getTime() - 30 * 86_400_000);
+    const now = new Date();
+    const today = localDate(now);
+    const monthAgo = localDate(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 30));
     return html`
       <h1 tabindex="-1">Payments</h1>
       <form class="filters" role="search" @submit=${(e: Event) => this.#filter(e)}>
@@ -114,15 +115,16 @@ export class PaymentsPage extends ListPageElement {
       ${pagerNav('Payment pages', this.page, pages, (page) => this.go(page))}
       <h2>Export</h2>
       <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
-        <label>From <input name="from" type="date" required .value=${monthAgo.toISOString().slice(0, 10)} /></label>
-        <label>To <input name="to" type="date" required .value=${today.toISOString().slice(0, 10)} /></label>
+        <label>From <input name="from" type="date" required .value=${monthAgo} /></label>
+        <label>To <input name="to" type="date" required .value=${today} /></label>
         <button type="submit">Download CSV</button>
       </form>
       ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
     `;
   }
 
-  // Dates become the UTC day boundaries: from the start of `from` to the end of `to`.
+  // Dates are the browser's local days, as the list shows its times: from the start of `from` to the
+  // end of `to`, each bound sent with its local offset (the server names the file by those days).
   // A range the server would refuse is said here, rather than leaving the app for its JSON answer.
   #export(event: Event): void {
     const fields = formFields(event);
@@ -131,9 +133,28 @@ export class PaymentsPage extends ListPageElement {
       this.failure = 'The export range ends before it starts: pick a "To" date on or after the "From" date.';
       return;
     }
-    const from = `${fields.from}T00:00:00.000Z`;
-    const to = new Date(Date.parse(`${fields.to}T00:00:00.000Z`) + 86_400_000).toISOString();
+    const from = localDayStart(fields.from!, 0);
+    const to = localDayStart(fields.to!, 1);
     location.assign(`/dashboard/api/reports/payments.csv?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
   }
 }
 customElements.define('payments-page', PaymentsPage);
+
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+// A date input's value (YYYY-MM-DD) for the local day of `time`.
+function localDate(time: Date): string {
+  return `${String(time.getFullYear()).padStart(4, '0')}-${twoDigits(time.getMonth() + 1)}-${twoDigits(time.getDate())}`;
+}
+
+// The first local instant of the day `days` after a date input's value, in ISO 8601 with the local
+// offset of that instant (its own: a range may cross a change to or from summer time).
+function localDayStart(date: string, days: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const start = new Date(2000, 0, 1);
+  // Not new Date(year, …): that reads a year below 100 as 19xx.
+  start.setFullYear(year, month - 1, day + days);
+  const east = -Math.round(start.getTimezoneOffset());
+  const offset = `${east < 0 ? '-' : '+'}${twoDigits(Math.floor(Math.abs(east) / 60))}:${twoDigits(Math.abs(east) % 60)}`;
+  return `${localDate(start)}T${twoDigits(start.getHours())}:${twoDigits(start.getMinutes())}:00${offset}`;
+}

@@ -292,6 +292,27 @@ describe('the payments report', () => {
     assert.deepEqual([backwards.status, backwards.body], [400, { error: { code: 'validation-failed', message: 'The request has invalid fields: to.', details: [{ path: 'to', message: 'must be later than from' }] } }]);
   });
 
+  test('takes a range with an offset, and names the file by the days it covers as written', async () => {
+    const { password } = await createUser(server, shop.merchant.id, 'days@report.example', 'viewer');
+    const browser = dashboardClient(server);
+    await browser.signIn('days@report.example', password);
+    const fileOf = async (from: string, to: string) => {
+      const response = await browser.get(`/reports/payments.csv?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.headers.get('content-disposition');
+    };
+    // November in Auckland's local days (UTC+13): begins on 31 October in UTC, ends at the start of 1 December.
+    assert.equal(await fileOf('2026-11-01T00:00:00+13:00', '2026-12-01T00:00:00+13:00'), 'attachment; filename="payments-2026-11-01-2026-11-30.csv"');
+    assert.equal(await fileOf('2026-11-01T00:00:00-05:00', '2026-11-02T00:00:00-05:00'), 'attachment; filename="payments-2026-11-01-2026-11-01.csv"');
+    assert.equal(await fileOf('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z'), 'attachment; filename="payments-2026-11-01-2026-11-30.csv"');
+    assert.equal(await fileOf('2026-11-01T00:00:00Z', '2026-11-30T12:00:00.000Z'), 'attachment; filename="payments-2026-11-01-2026-11-30.csv"');
+    const bad = await browser.get('/reports/payments.csv?from=2026-11-01&to=2026-12-01T00:00:00Z');
+    assert.deepEqual([bad.status, bad.body], [
+      400,
+      { error: { code: 'validation-failed', message: 'The request has invalid fields: from.', details: [{ path: 'from', message: 'must be an ISO 8601 time such as 2026-11-01T00:00:00Z or 2026-11-01T00:00:00+01:00' }] } },
+    ]);
+  });
+
   test('reads a long range a batch at a time, in order', async () => {
     const busy = await server.createMerchant('Busy Shop');
     const client = merchantApi(server, busy);

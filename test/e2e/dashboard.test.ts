@@ -199,6 +199,30 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('the export takes the browser\'s local days, by default the last thirty, and names the file by the dates chosen', async () => {
+    // Thirteen hours east of UTC in November (summer time): a local day is not the UTC day of its date.
+    const zone = 'Pacific/Auckland';
+    const { page } = await newPage();
+    await page.emulateTimezone(zone);
+    await signIn(page, owner);
+    await page.waitForSelector('payments-page form.export input[name="from"]');
+    const value = (name: string) => page.$eval(`payments-page form.export input[name="${name}"]`, (input) => (input as unknown as { value: string }).value);
+    const localDay = (time: number) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(time);
+    assert.equal(await value('to'), localDay(Date.now()));
+    const [year, month, day] = (await value('to')).split('-').map(Number) as [number, number, number];
+    assert.equal(await value('from'), new Date(Date.UTC(year, month - 1, day - 30)).toISOString().slice(0, 10));
+    for (const [name, date] of [['from', '2026-11-01'], ['to', '2026-11-30']]) {
+      await page.$eval(`payments-page form.export input[name="${name}"]`, (input, v) => ((input as unknown as { value: string }).value = v), date!);
+    }
+    const answer = page.waitForResponse((response) => response.url().includes('/reports/payments.csv'));
+    await page.click('payments-page form.export button[type="submit"]');
+    const response = await answer;
+    const asked = new URL(response.url()).searchParams;
+    assert.deepEqual([asked.get('from'), asked.get('to')], ['2026-11-01T00:00:00+13:00', '2026-12-01T00:00:00+13:00']);
+    assert.deepEqual([response.status(), response.headers()['content-disposition']], [200, 'attachment; filename="payments-2026-11-01-2026-11-30.csv"']);
+    await page.browserContext().close();
+  });
+
   test('an XRP payment is refunded to a known address with its destination tag', async () => {
     const api = merchantApi(server, shop);
     const XRP = { short: 'XRP', network: 'ripple' };
