@@ -57,9 +57,32 @@ payouts that reverted) and puts its amount back in the merchant's available bala
 payout transaction is signed for it.
 user create: a dashboard user of a merchant (owner: everything; viewer: reads only), with a generated
 password printed once. user reset-password: a new generated password, printed once; every session of
-theirs ends. user delete: removes the user and ends their sessions.
+theirs ends and their failed sign-ins are forgotten. user delete: removes the user and ends their sessions.
 webhook add: registers an endpoint for a merchant's events (every type unless --events names some)
 and prints its signing secret, once. webhook list / delete: the merchant's endpoints.`;
+
+const HELP = ['help', '--help', '-h'];
+
+/**
+ * The help of one command (`user --help`, `user create -h`, `user help`), taken from USAGE: its
+ * usage lines (those of the action, when one is named and known) and the paragraphs about it;
+ * undefined for a command USAGE does not name.
+ */
+function commandHelp(resource: string, action: string | undefined): string | undefined {
+  const [usage = '', about = ''] = USAGE.split('\n\n');
+  const lines = usage.split('\n').filter((line) => line.startsWith(`  npm run cli -- ${resource} `));
+  if (lines.length === 0) return undefined;
+  const ofAction = lines.filter((line) => action !== undefined && line.startsWith(`  npm run cli -- ${resource} ${action} `));
+  // A paragraph starts on a line that begins with a command's name ("user create:", "wallet:").
+  const commands = new Set(usage.split('\n').flatMap((line) => /^ {2}npm run cli -- (\S+)/.exec(line)?.[1] ?? []));
+  const paragraphs: string[][] = [];
+  for (const line of about.split('\n')) {
+    if (commands.has(/^([a-z-]+)[ :]/.exec(line)?.[1] ?? '') || paragraphs.length === 0) paragraphs.push([line]);
+    else paragraphs.at(-1)!.push(line);
+  }
+  const aboutIt = paragraphs.filter((p) => new RegExp(`^${resource}[ :]`).test(p[0]!)).map((p) => p.join('\n'));
+  return ['Usage:', ...(ofAction.length > 0 ? ofAction : lines), '', ...aboutIt].join('\n');
+}
 
 /** Runs a command line; returns the process exit code. */
 export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
@@ -68,8 +91,15 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     err(USAGE + '\n');
     return 2;
   }
-  if (resource === 'help' || resource === '--help' || resource === '-h') {
+  if (HELP.includes(resource)) {
     out(USAGE + '\n');
+    return 0;
+  }
+  // Asked anywhere after the command (no flag takes a value that starts with "-"), help is printed
+  // and nothing runs.
+  const help = argv.slice(1).some((arg) => HELP.includes(arg) && arg !== 'help') || action === 'help' ? commandHelp(resource, action) : undefined;
+  if (help !== undefined) {
+    out(help + '\n');
     return 0;
   }
   if (resource === 'db' && action === 'import-sqlite') return importCommand(rest, out, err);

@@ -266,6 +266,31 @@ describe('merchant create, refused', () => {
     assert.equal(result.code, 0);
     assert.ok(result.stdout.startsWith(USAGE));
   });
+
+  test("a command's help (--help, -h or help after it) prints its usage on stdout and succeeds", async () => {
+    const user = [
+      'Usage:',
+      '  npm run cli -- user create --merchant MERCHANT_ID --email EMAIL --role owner|viewer [--json]',
+      '  npm run cli -- user list --merchant MERCHANT_ID [--json]',
+      '  npm run cli -- user reset-password --email EMAIL [--json]',
+      '  npm run cli -- user delete --email EMAIL [--json]',
+      '',
+      'user create: a dashboard user of a merchant (owner: everything; viewer: reads only), with a generated',
+      'password printed once. user reset-password: a new generated password, printed once; every session of',
+      'theirs ends and their failed sign-ins are forgotten. user delete: removes the user and ends their sessions.',
+      '',
+    ].join('\n');
+    for (const args of [['user', '--help'], ['user', '-h'], ['user', 'help']]) assert.deepEqual(await cli(args, store), { code: 0, stdout: user, stderr: '' }, args.join(' '));
+    // With an action, its own usage line; nothing runs, whatever else is on the line.
+    const create = await cli(['user', 'create', '--merchant', 'x', '--help'], store);
+    assert.deepEqual([create.code, create.stderr], [0, '']);
+    assert.ok(create.stdout.startsWith('Usage:\n  npm run cli -- user create --merchant MERCHANT_ID --email EMAIL --role owner|viewer [--json]\n\nuser create:'), create.stdout);
+    const merchant = await cli(['merchant', '--help'], store);
+    assert.ok(merchant.code === 0 && merchant.stdout.startsWith(`${USAGE}\n  npm run cli -- merchant rotate-keys`) && merchant.stdout.includes('\nmerchant list: every merchant'), merchant.stdout);
+    // A command that does not exist is still said to be unknown.
+    const unknown = await cli(['nothing', '--help'], store);
+    assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr.split('\n')[0]], [2, '', 'Unknown command "nothing --help".']);
+  });
 });
 
 describe('merchant rotate-keys and merchant list, through a real process', () => {
