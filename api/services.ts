@@ -61,7 +61,7 @@ export async function createMerchantServices(options: ServiceOptions) {
   // Subscribed before the first request: a rotation elsewhere is noticed from the start.
   const keyChanges = createKeyChanges(db, clock);
   await keyChanges.generation();
-  const merchants = createMerchantService({ uow, serverKey, clock, keyChanges });
+  const merchants = createMerchantService({ uow, serverKey, clock, keyChanges, publicUrl: config.publicUrl });
   await merchants.checkServerKey();
   // Webhooks: events queued in the transactions that change statuses, delivered by the dispatcher.
   const secrets = createWebhookSecrets(serverKey);

@@ -14,6 +14,7 @@ import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
 import { parseFlags } from './flags.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import { withMerchantServices } from './cli-services.ts';
+import { InvalidInput } from '../shared/errors.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { createLogger } from '../shared/logger.ts';
 import { isoTime } from '../shared/clock.ts';
@@ -140,7 +141,15 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   const input = parseFlags(CreateMerchantInput, given, { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
   if (!input) return 2;
   return withMerchants(async (merchants) => {
-    const created = await merchants.create(input);
+    let created;
+    try {
+      created = await merchants.create(input);
+    } catch (e) {
+      // A value only the service can judge (a logo the payer's page would not show): named by its flag.
+      if (!(e instanceof InvalidInput)) throw e;
+      for (const detail of e.details ?? []) err(`${detail.path === 'logoUrl' ? '--logo-url' : detail.path} ${detail.message}\n`);
+      return 2;
+    }
     if (values.json) {
       out(JSON.stringify(created) + '\n');
     } else {

@@ -4,7 +4,7 @@ import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import type { KeyChanges } from './key-changes.ts';
 import type { CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
-import { NotFound } from '../shared/errors.ts';
+import { invalidFields, NotFound } from '../shared/errors.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -15,8 +15,27 @@ import type { UnitOfWork } from '../unit-of-work.ts';
 export const RECHECK_MS = 30_000;
 
 /** Creates the merchant use cases. */
-export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer; clock: Clock; keyChanges: KeyChanges }) {
+export function createMerchantService(deps: {
+  uow: UnitOfWork;
+  serverKey: Buffer;
+  clock: Clock;
+  keyChanges: KeyChanges;
+  /** PUBLIC_URL: a logo on plain http is shown only from its origin (the payer page's img-src). */
+  publicUrl?: string;
+}) {
   const { uow, serverKey, clock, keyChanges } = deps;
+  const ownOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
+
+  /**
+   * Refuses a logo the payer's page would never show: its Content-Security-Policy loads images over
+   * https or from this service only, so a plain-http logo elsewhere would be saved and silently blank.
+   */
+  function checkLogo(logoUrl: string | null | undefined): void {
+    if (!logoUrl || ownOrigin === undefined) return;
+    const url = new URL(logoUrl);
+    if (url.protocol === 'https:' || url.origin === ownOrigin) return;
+    throw invalidFields([{ path: 'logoUrl', message: `must be an https:// URL (or on this service, ${ownOrigin}): the payer's page shows images only from those` }]);
+  }
   const store = uow.stores.merchants;
   // What an API key hash resolves to, and what a sealed secret opens to, is remembered instead of
   // costing a database read (and an AES-GCM open) on every request. Only hits are kept: a merchant
@@ -62,6 +81,7 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
      * `identity` gives the id and keys instead of fresh random ones (the demo merchant's derived ones).
      */
     async create(fields: CreateMerchantInput, identity?: { id: string } & MerchantKeys): Promise<{ merchant: Merchant } & MerchantKeys> {
+      checkLogo(fields.logoUrl);
       const keys = identity ? { apiKey: identity.apiKey, secretKey: identity.secretKey } : generateMerchantKeys();
       const merchant: Merchant = {
         id: identity?.id ?? newId(),
@@ -157,6 +177,7 @@ export function createMerchantService(deps: { uow: UnitOfWork; serverKey: Buffer
      * merchants within a second (the key-change announcement), so pages and records show the new profile.
      */
     async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
+      checkLogo(input.logoUrl);
       const merchant: Merchant = { id: merchantId, name: input.name, siteUrl: input.siteUrl, logoUrl: input.logoUrl, email: input.email };
       if (!(await uow.transaction((stores) => stores.merchants.updateProfile(merchant)))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
       forgetMerchants();

@@ -250,6 +250,14 @@ describe('keys and settings', () => {
     const bad = await browser.request('PUT', '/settings', { body: { name: '', email: 'nope', siteUrl: 'javascript:alert(1)', logoUrl: null } });
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path), ['name', 'email', 'siteUrl']);
+    // A logo the payer's page would block (plain http elsewhere) is refused; https, or this service's own, is kept.
+    const blocked = await browser.request('PUT', '/settings', { body: { ...profile, logoUrl: 'http://other.example/logo.png' } });
+    assert.equal(blocked.status, 400);
+    assert.deepEqual(blocked.body.error.details, [{ path: 'logoUrl', message: `must be an https:// URL (or on this service, ${new URL(server.url).origin}): the payer's page shows images only from those` }]);
+    for (const logoUrl of ['https://cdn.example/logo.png', `${server.url}/logos/BTC.svg`]) {
+      assert.equal((await browser.request('PUT', '/settings', { body: { ...profile, logoUrl } })).status, 200, logoUrl);
+    }
+    assert.equal((await browser.get('/settings')).body.logoUrl, `${server.url}/logos/BTC.svg`);
   });
 });
 
