@@ -87,16 +87,31 @@ export abstract class PageElement extends LitElement {
     this.#following = undefined;
   }
 
-  /** Runs an action, then says how it went and refreshes. */
-  protected async act(done: string, work: () => Promise<unknown>): Promise<void> {
+  /**
+   * Runs an action, then says how it went and refreshes. `focus` names where the keyboard's focus
+   * goes once the page shows the outcome (selectors, the first one found wins): the control that
+   * was used is often gone by then (an approved row has no Approve), and the focus must not drop
+   * to the document's start.
+   */
+  protected async act(done: string, work: () => Promise<unknown>, focus: string[] = []): Promise<void> {
     this.failure = '';
     this.message = '';
     try {
       await work();
       this.message = done;
       await this.refresh();
+      if (focus.length > 0) await this.focusFirst(focus);
     } catch (err) {
       this.fail(err);
+    }
+  }
+
+  /** Once the page has drawn, focuses the first element that matches one of `selectors`, in order. */
+  protected async focusFirst(selectors: string[]): Promise<void> {
+    await this.updateComplete;
+    for (const selector of selectors) {
+      const target = this.querySelector<HTMLElement>(selector);
+      if (target) return target.focus();
     }
   }
 
@@ -117,9 +132,18 @@ export abstract class ListPageElement extends PageElement {
     this.page = 1;
   }
 
-  /** Shows another page of the list. */
+  #paging = 0;
+
+  /**
+   * Shows another page of the list and, once the last page asked for is shown, takes the focus to
+   * the list (its scrolling region, or its heading when it is empty), so a keyboard user goes on
+   * from the new rows rather than from the document's start.
+   */
   protected go(page: number): void {
     this.page = page;
-    void this.refresh().catch((err) => this.fail(err));
+    const paging = ++this.#paging;
+    void this.refresh()
+      .then(() => (paging === this.#paging ? this.focusFirst(['.table[role="region"]', 'h1', 'h2']) : undefined))
+      .catch((err) => this.fail(err));
   }
 }

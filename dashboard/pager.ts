@@ -20,3 +20,11 @@ export function pagerNav(label: string, page: number, pages: number, go: (page: 
     html`<button type="button" aria-disabled=${none ? 'true' : 'false'} @click=${() => none || go(to)}>${text}</button>`;
   return html`<nav class="pager" aria-label=${label}>${button('Previous page', page - 1, page <= 1)} ${button('Next page', page + 1, page >= pages)}</nav>`;
 }
+
+/**
+ * Where the focus goes after an action on a list's row (`tr data-id`): its status cell, which
+ * keeps its place as the list is read again (rows are keyed by id), else the list's heading.
+ */
+export function rowFocus(id: string): string[] {
+  return [`tr[data-id="${CSS.escape(id)}"] .status-cell`, 'h1', 'h2'];
+}

@@ -8,7 +8,7 @@ import { call, type ListOf } from '../api.ts';
 import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
-import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
+import { PAGE_LIMIT, pageCount, pagerNav, rowFocus } from '../pager.ts';
 
 interface Refund {
   id: string;
@@ -53,7 +53,7 @@ export class RefundsPage extends ListPageElement {
   }
 
   override render() {
-    const heading = this.paymentId ? html`<h2>Refunds</h2>` : html`<h1 tabindex="-1">Refunds</h1>`;
+    const heading = this.paymentId ? html`<h2 tabindex="-1">Refunds</h2>` : html`<h1 tabindex="-1">Refunds</h1>`;
     const rows = this.list?.data ?? [];
     return html`
       ${heading}
@@ -75,17 +75,17 @@ export class RefundsPage extends ListPageElement {
             <tbody>${repeat(
               rows,
               (r) => r.id,
-              (r) => html`<tr>
+              (r) => html`<tr data-id=${r.id}>
                 <td>${timeText(r.createdAt)}</td>
                 <td class="mono" title=${r.id}>${r.id.slice(0, 8)}</td>
-                <td><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
+                <td class="status-cell" tabindex="-1"><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
                 <td class="amount">${r.amount} ${r.asset.short}</td>
                 <td class="mono">${r.addressTo ?? (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
                 ${this.paymentId ? '' : html`<td><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
                 ${this.canChange
                   ? html`<td>
-                      ${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`))}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
-                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) && !r.txnId ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      ${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`), rowFocus(r.id))}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) && !r.txnId ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`), rowFocus(r.id))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
                     </td>`
                   : ''}
               </tr>`,

@@ -1,5 +1,6 @@
 /** Webhooks: endpoints with their delivery logs; owners add (secret shown once), remove and redeliver. */
 import { html } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { call } from '../api.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
@@ -46,6 +47,22 @@ export class WebhooksPage extends PageElement {
     this.log = { endpoint, deliveries: (await call<{ data: Delivery[] }>('GET', `/webhooks/${endpoint.id}/deliveries?limit=50`)).data };
   }
 
+  // The deliveries are drawn below every endpoint: the focus goes to their heading, so a keyboard
+  // or screen reader user lands on what the button opened.
+  #showDeliveries(endpoint: Endpoint): void {
+    void this.#open(endpoint)
+      .then(() => this.focusFirst(['#deliveries-heading']))
+      .catch((err) => this.fail(err));
+  }
+
+  // After a removal the focus goes to the next endpoint's heading (the previous one's after the
+  // last), or to the list's heading once none is left.
+  #remove(endpoint: Endpoint): Promise<void> {
+    const at = this.endpoints.indexOf(endpoint);
+    const near = [this.endpoints[at + 1], this.endpoints[at - 1]].filter((e) => e !== undefined);
+    return this.act('Endpoint removed.', () => call('DELETE', `/webhooks/${endpoint.id}`), [...near.map((e) => `li[data-id="${CSS.escape(e.id)}"] h3`), '#endpoints-heading']);
+  }
+
   #add(event: Event): void {
     const { url } = formFields(event);
     void this.act('Endpoint added. Copy its signing secret now: it is not shown again.', async () => {
@@ -66,18 +83,22 @@ export class WebhooksPage extends PageElement {
       <p role="status">${this.message}</p>
       ${this.secret ? html`<p class="secret">Signing secret: <code>${this.secret}</code></p>` : ''}
       ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
+      <h2 id="endpoints-heading" tabindex="-1">Endpoints</h2>
+      ${this.endpoints.length === 0 ? html`<p>No endpoints.</p>` : ''}
       <ul class="cards">
-        ${this.endpoints.map(
-          (e) => html`<li>
-            <p class="mono">${e.url}</p>
+        ${repeat(
+          this.endpoints,
+          (e) => e.id,
+          (e) => html`<li data-id=${e.id}>
+            <h3 class="mono" tabindex="-1">${e.url}</h3>
             <p>${e.disabled ? `Disabled: ${e.disabledReason}` : 'Enabled'} · ${e.events.length} event types</p>
-            <button type="button" @click=${() => this.#open(e).catch((err) => this.fail(err))}>Deliveries<span class="visually-hidden"> to ${e.url}</span></button>
-            ${this.canChange ? html`<button type="button" @click=${() => this.act('Endpoint removed.', () => call('DELETE', `/webhooks/${e.id}`))}>Remove<span class="visually-hidden"> ${e.url}</span></button>` : ''}
+            <button type="button" @click=${() => this.#showDeliveries(e)}>Deliveries<span class="visually-hidden"> to ${e.url}</span></button>
+            ${this.canChange ? html`<button type="button" @click=${() => this.#remove(e)}>Remove<span class="visually-hidden"> ${e.url}</span></button>` : ''}
           </li>`,
         )}
       </ul>
       ${this.log
-        ? html`<h2>Deliveries to ${this.log.endpoint.url}</h2>
+        ? html`<h2 id="deliveries-heading" tabindex="-1">Deliveries to <span class="mono">${this.log.endpoint.url}</span></h2>
             <div class="table" role="region" aria-label="Deliveries" tabindex="0"><table>
               <thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">When</th>${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
               <tbody>${this.log.deliveries.map(

@@ -5,7 +5,7 @@ import { call, type ListOf } from '../api.ts';
 import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
-import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
+import { PAGE_LIMIT, pageCount, pagerNav, rowFocus } from '../pager.ts';
 
 interface Withdrawal {
   id: string;
@@ -63,16 +63,16 @@ export class WithdrawalsPage extends ListPageElement {
             ${repeat(
               this.list?.data ?? [],
               (w) => w.id,
-              (w) => html`<tr>
+              (w) => html`<tr data-id=${w.id}>
                 <td>${timeText(w.createdAt)}</td>
                 <td>${w.invoice}</td>
-                <td><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
+                <td class="status-cell" tabindex="-1"><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
                 <td class="amount">${w.amount} ${w.asset.short}</td>
                 <td class="mono">${w.addressTo}</td>
                 ${this.canChange
                   ? html`<td>${w.status === 'OPEN'
-                      ? html`<button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} approved.`, () => call('POST', `/withdrawals/${w.id}/approve`))}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>
-                          <button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} cancelled.`, () => call('POST', `/withdrawals/${w.id}/cancel`))}>Cancel<span class="visually-hidden"> ${w.invoice}</span></button>`
+                      ? html`<button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} approved.`, () => call('POST', `/withdrawals/${w.id}/approve`), rowFocus(w.id))}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>
+                          <button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} cancelled.`, () => call('POST', `/withdrawals/${w.id}/cancel`), rowFocus(w.id))}>Cancel<span class="visually-hidden"> ${w.invoice}</span></button>`
                       : ''}</td>`
                   : ''}
               </tr>`,

@@ -70,6 +70,11 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.waitForSelector('payments-page h1');
 }
 
+/** Answers a confirmation dialog, if the action asks for one, with its confirming button. */
+async function confirmDialog(page: Page): Promise<void> {
+  void page;
+}
+
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.$eval(selector, (node) => node.textContent ?? '')).replace(/\s+/g, ' ').trim();
 }
@@ -258,6 +263,62 @@ describe('the dashboard in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#payment-status');
     assert.equal(await page.evaluate(`document.activeElement?.tagName + ' ' + document.activeElement?.textContent?.replace(/\\s+/g, ' ').trim()`), `H1 Payment ${payment.body.id}`);
+    await page.browserContext().close();
+  });
+
+  test('the focus stays in place after a row action, a live refresh, paging, Deliveries and Remove', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '1', asset: BTC, invoice: 'focus-funding' });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
+    const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', invoice: 'focus-w1' });
+    assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body));
+    const { page } = await newPage();
+    await signIn(page, owner);
+    const focused = `(() => { const e = document.activeElement; return e.localName + (e.closest('tr')?.dataset.id ? ' of ' + e.closest('tr').dataset.id : '') + ' ' + e.textContent.replace(/\\s+/g, ' ').trim(); })()`;
+
+    // Cancel with the keyboard: the button goes, the focus moves to the row's status cell and stays
+    // there when the page reads the list again by itself.
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    const cancel = `withdrawals-page tr[data-id="${withdrawal.body.id}"] button:last-of-type`;
+    await page.waitForSelector(cancel);
+    await page.focus(cancel);
+    await page.keyboard.press('Enter');
+    await confirmDialog(page);
+    await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal focus-w1 cancelled.'`);
+    await page.waitForFunction(`${focused} !== 'button of ${withdrawal.body.id} Cancel focus-w1'`);
+    assert.equal(await page.evaluate(focused), `td of ${withdrawal.body.id} CANCELLED`);
+    await page.waitForResponse((response) => response.url().includes('/dashboard/api/withdrawals?') && response.request().headers()['x-live-read'] === '1', { timeout: 15_000 });
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 100))');
+    assert.equal(await page.evaluate(focused), `td of ${withdrawal.body.id} CANCELLED`, 'after a live refresh');
+
+    // Next page of payments: the focus goes to the list of the new page.
+    for (let i = 0; i < 21; i++) assert.equal((await api.post('/payment', { amount: '0.01', asset: BTC, invoice: `focus-page-${i}` })).status, 200);
+    await page.goto(`${server.url}/dashboard/payments`);
+    await page.waitForFunction(`/page 1 of [2-9]/.test(document.querySelector('payments-page [role="status"]')?.textContent)`);
+    await page.focus('payments-page .pager button:last-child');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(`document.querySelector('payments-page [role="status"]')?.textContent.includes('page 2 of')`);
+    await page.waitForFunction(`document.activeElement?.getAttribute('aria-label') === 'Payments'`);
+
+    // Deliveries focuses their heading; Remove focuses the next endpoint's heading, then the list's.
+    const first = await api.post('/webhooks', { url: 'http://127.0.0.1:9/focus-first' });
+    const second = await api.post('/webhooks', { url: 'http://127.0.0.1:9/focus-second' });
+    await page.goto(`${server.url}/dashboard/webhooks`);
+    const buttonsOf = (id: string) => `webhooks-page li[data-id="${id}"] button`;
+    await page.waitForSelector(buttonsOf(first.body.id));
+    const ids = await page.$$eval('webhooks-page li[data-id]', (items) => items.map((li) => li.getAttribute('data-id')));
+    const [upper, lower] = ids.indexOf(first.body.id) < ids.indexOf(second.body.id) ? [first.body, second.body] : [second.body, first.body];
+    await page.focus(`${buttonsOf(upper.id)}:first-of-type`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(`document.activeElement?.id === 'deliveries-heading'`);
+    assert.equal(await page.evaluate(focused), `h2 Deliveries to ${upper.url}`);
+    await page.focus(`${buttonsOf(upper.id)}:last-of-type`);
+    await page.keyboard.press('Enter');
+    await confirmDialog(page);
+    await page.waitForFunction(`document.querySelector('webhooks-page [role="status"]')?.textContent === 'Endpoint removed.'`);
+    await page.waitForFunction(`!document.querySelector('webhooks-page li[data-id="${upper.id}"]')`);
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 100))');
+    assert.equal(await page.evaluate(focused), `h3 ${lower.url}`);
     await page.browserContext().close();
   });
 
