@@ -1,6 +1,7 @@
 /** API keys: owners rotate them; the new pair is shown once, here, and never sent again. */
 import { html } from 'lit';
 import { call } from '../api.ts';
+import { confirmAction } from '../confirm-dialog.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
 
@@ -17,9 +18,17 @@ export class KeysPage extends PageElement {
 
   async refresh(): Promise<void> {}
 
-  #rotate(event: Event): void {
+  async #rotate(event: Event): Promise<void> {
     const { grace } = formFields(event);
-    void this.act('Keys rotated. Copy the new pair now: it is not shown again.', async () => {
+    const sure = await confirmAction({
+      title: 'Rotate the API keys?',
+      note: `A new pair is made and shown once. The keys in use now stop working ${Number(grace) === 0 ? 'at once' : `in ${grace} hours`}: every system that uses them needs the new pair by then.`,
+      confirm: 'Rotate keys',
+      keep: 'Keep the keys',
+      destructive: true,
+    });
+    if (!sure) return;
+    await this.act('Keys rotated. Copy the new pair now: it is not shown again.', async () => {
       this.rotated = await call<Rotated>('POST', '/keys/rotate', { graceSeconds: Number(grace) * 3600 });
     });
   }
@@ -29,7 +38,7 @@ export class KeysPage extends PageElement {
       <h1 tabindex="-1">API keys</h1>
       <p>The service keeps only a hash of the API key and a sealed secret key; neither is ever shown again after a rotation.</p>
       ${this.canChange
-        ? html`<form class="stacked" @submit=${(e: Event) => this.#rotate(e)}>
+        ? html`<form class="stacked" @submit=${(e: Event) => void this.#rotate(e)}>
             <label>Old keys keep working for (hours) <input name="grace" type="number" min="0" max="2160" required value="24" /></label>
             <button type="submit">Rotate keys</button>
           </form>`

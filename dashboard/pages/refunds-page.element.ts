@@ -5,6 +5,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
+import { confirmAction } from '../confirm-dialog.ts';
 import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
@@ -52,6 +53,30 @@ export class RefundsPage extends ListPageElement {
     });
   }
 
+  // Approving sends the refund: the dialog names what goes where before anything moves.
+  async #approve(r: Refund): Promise<void> {
+    const sure = await confirmAction({
+      title: `Approve refund ${r.id.slice(0, 8)}?`,
+      facts: [['Amount', `${r.amount} ${r.asset.short}`], ['Asset', r.asset.short], ['To', r.addressTo ?? '']],
+      note: 'Approving sends these funds to this address. A payout cannot be taken back.',
+      confirm: 'Approve and send',
+      keep: "Don't approve",
+    });
+    if (sure) await this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`), rowFocus(r.id));
+  }
+
+  async #cancel(r: Refund): Promise<void> {
+    const sure = await confirmAction({
+      title: `Cancel refund ${r.id.slice(0, 8)}?`,
+      facts: [['Amount', `${r.amount} ${r.asset.short}`]],
+      note: 'A cancelled refund cannot be approved again.',
+      confirm: 'Cancel refund',
+      keep: 'Keep it',
+      destructive: true,
+    });
+    if (sure) await this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`), rowFocus(r.id));
+  }
+
   override render() {
     const heading = this.paymentId ? html`<h2 tabindex="-1">Refunds</h2>` : html`<h1 tabindex="-1">Refunds</h1>`;
     const rows = this.list?.data ?? [];
@@ -84,8 +109,8 @@ export class RefundsPage extends ListPageElement {
                 ${this.paymentId ? '' : html`<td><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
                 ${this.canChange
                   ? html`<td>
-                      ${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => this.act('Refund approved.', () => call('POST', `/refunds/${r.id}/approve`), rowFocus(r.id))}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
-                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) && !r.txnId ? html`<button type="button" @click=${() => this.act('Refund cancelled.', () => call('POST', `/refunds/${r.id}/cancel`), rowFocus(r.id))}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      <div class="actions">${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => void this.#approve(r)}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}
+                      ${['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED'].includes(r.status) && !r.txnId ? html`<button type="button" class="secondary" @click=${() => void this.#cancel(r)}>Cancel<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}</div>
                     </td>`
                   : ''}
               </tr>`,

@@ -2,6 +2,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call } from '../api.ts';
+import { confirmAction } from '../confirm-dialog.ts';
 import { formFields, timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
 
@@ -57,10 +58,19 @@ export class WebhooksPage extends PageElement {
 
   // After a removal the focus goes to the next endpoint's heading (the previous one's after the
   // last), or to the list's heading once none is left.
-  #remove(endpoint: Endpoint): Promise<void> {
+  async #remove(endpoint: Endpoint): Promise<void> {
+    const sure = await confirmAction({
+      title: 'Remove this endpoint?',
+      facts: [['Endpoint', endpoint.url]],
+      note: 'Deliveries to it stop, and its signing secret cannot be recovered: adding it again gives a new one.',
+      confirm: 'Remove endpoint',
+      keep: 'Keep it',
+      destructive: true,
+    });
+    if (!sure) return;
     const at = this.endpoints.indexOf(endpoint);
     const near = [this.endpoints[at + 1], this.endpoints[at - 1]].filter((e) => e !== undefined);
-    return this.act('Endpoint removed.', () => call('DELETE', `/webhooks/${endpoint.id}`), [...near.map((e) => `li[data-id="${CSS.escape(e.id)}"] h3`), '#endpoints-heading']);
+    await this.act('Endpoint removed.', () => call('DELETE', `/webhooks/${endpoint.id}`), [...near.map((e) => `li[data-id="${CSS.escape(e.id)}"] h3`), '#endpoints-heading']);
   }
 
   #add(event: Event): void {
@@ -93,7 +103,7 @@ export class WebhooksPage extends PageElement {
             <h3 class="mono" tabindex="-1">${e.url}</h3>
             <p>${e.disabled ? `Disabled: ${e.disabledReason}` : 'Enabled'} · ${e.events.length} event types</p>
             <button type="button" @click=${() => this.#showDeliveries(e)}>Deliveries<span class="visually-hidden"> to ${e.url}</span></button>
-            ${this.canChange ? html`<button type="button" @click=${() => this.#remove(e)}>Remove<span class="visually-hidden"> ${e.url}</span></button>` : ''}
+            ${this.canChange ? html`<button type="button" class="secondary" @click=${() => void this.#remove(e)}>Remove<span class="visually-hidden"> ${e.url}</span></button>` : ''}
           </li>`,
         )}
       </ul>

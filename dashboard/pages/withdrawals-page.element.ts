@@ -2,6 +2,7 @@
 import { html } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
+import { confirmAction } from '../confirm-dialog.ts';
 import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
@@ -40,6 +41,30 @@ export class WithdrawalsPage extends ListPageElement {
     });
   }
 
+  // Approving sends the funds: the dialog names what goes where before anything moves.
+  async #approve(w: Withdrawal): Promise<void> {
+    const sure = await confirmAction({
+      title: `Approve withdrawal ${w.invoice}?`,
+      facts: [['Amount', `${w.amount} ${w.asset.short}`], ['Asset', `${w.asset.short} on ${w.asset.network}`], ['To', w.addressTo]],
+      note: 'Approving sends these funds to this address. A payout cannot be taken back.',
+      confirm: 'Approve and send',
+      keep: "Don't approve",
+    });
+    if (sure) await this.act(`Withdrawal ${w.invoice} approved.`, () => call('POST', `/withdrawals/${w.id}/approve`), rowFocus(w.id));
+  }
+
+  async #cancel(w: Withdrawal): Promise<void> {
+    const sure = await confirmAction({
+      title: `Cancel withdrawal ${w.invoice}?`,
+      facts: [['Amount', `${w.amount} ${w.asset.short}`], ['To', w.addressTo]],
+      note: 'A cancelled withdrawal cannot be approved again; its amount returns to the balance.',
+      confirm: 'Cancel withdrawal',
+      keep: 'Keep it',
+      destructive: true,
+    });
+    if (sure) await this.act(`Withdrawal ${w.invoice} cancelled.`, () => call('POST', `/withdrawals/${w.id}/cancel`), rowFocus(w.id));
+  }
+
   override render() {
     return html`
       <h1 tabindex="-1">Withdrawals</h1>
@@ -71,8 +96,8 @@ export class WithdrawalsPage extends ListPageElement {
                 <td class="mono">${w.addressTo}</td>
                 ${this.canChange
                   ? html`<td>${w.status === 'OPEN'
-                      ? html`<button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} approved.`, () => call('POST', `/withdrawals/${w.id}/approve`), rowFocus(w.id))}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>
-                          <button type="button" @click=${() => this.act(`Withdrawal ${w.invoice} cancelled.`, () => call('POST', `/withdrawals/${w.id}/cancel`), rowFocus(w.id))}>Cancel<span class="visually-hidden"> ${w.invoice}</span></button>`
+                      ? html`<div class="actions"><button type="button" @click=${() => void this.#approve(w)}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>
+                          <button type="button" class="secondary" @click=${() => void this.#cancel(w)}>Cancel<span class="visually-hidden"> ${w.invoice}</span></button></div>`
                       : ''}</td>`
                   : ''}
               </tr>`,

@@ -70,9 +70,10 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.waitForSelector('payments-page h1');
 }
 
-/** Answers a confirmation dialog, if the action asks for one, with its confirming button. */
+/** Answers the confirmation dialog an action opened with its confirming button. */
 async function confirmDialog(page: Page): Promise<void> {
-  void page;
+  await page.waitForSelector('dialog[open] button[value="confirm"]');
+  await page.click('dialog[open] button[value="confirm"]');
 }
 
 async function text(page: Page, selector: string): Promise<string> {
@@ -150,6 +151,21 @@ describe('the dashboard in Chromium', () => {
       if ((await page.evaluate('document.activeElement?.textContent?.trim()')) === 'Approve keyboard-1') break;
     }
     assert.equal(await page.evaluate('document.activeElement?.textContent?.trim()'), 'Approve keyboard-1');
+    // A confirmation first: a modal dialog naming what goes where, its focus on the safe choice.
+    const asking = async () => {
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('dialog[open]');
+      assert.equal(await page.evaluate('document.activeElement?.textContent?.trim()'), "Don't approve");
+    };
+    await asking();
+    assert.equal(await text(page, 'dialog[open]'), "Approve withdrawal keyboard-1? Amount0.10000000 BTCAssetBTC on bitcoinTobc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4 Approving sends these funds to this address. A payout cannot be taken back. Don't approve Approve and send");
+    await expectAccessible(page, 'the approve dialog');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`!document.querySelector('dialog')`);
+    assert.equal(await page.evaluate('document.activeElement?.textContent?.trim()'), 'Approve keyboard-1', 'Escape gives the focus back');
+    assert.equal((await api.get(`/withdrawal/${created.body.id}`)).body.status, 'OPEN', 'Escape approves nothing');
+    await asking();
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal keyboard-1 approved.'`);
     assert.equal((await api.get(`/withdrawal/${created.body.id}`)).body.status, 'APPROVED');
@@ -188,6 +204,7 @@ describe('the dashboard in Chromium', () => {
     await (await (await itemOf()).$$('button'))[0]!.click();
     await page.waitForFunction(`[...document.querySelectorAll('webhooks-page h2')].some((h) => h.textContent.includes('removed-hook'))`);
     await (await (await itemOf()).$$('button'))[1]!.click();
+    await confirmDialog(page);
     await page.waitForFunction(`document.querySelector('webhooks-page [role="status"]')?.textContent === 'Endpoint removed.'`);
     // The page refreshes after saying so: the log of the gone endpoint closes, and no error follows.
     await page.waitForFunction(`![...document.querySelectorAll('webhooks-page h2')].some((h) => h.textContent.includes('removed-hook'))`, { timeout: 5_000 });
@@ -381,6 +398,7 @@ describe('the dashboard in Chromium', () => {
     assert.equal(newer.status, 200, JSON.stringify(newer.body));
     await page.waitForFunction(`${rowOf('withdrawals', 'follow-2')}?.querySelector('.status')?.textContent === 'OPEN'`, { timeout: 20_000 });
     await page.keyboard.press('Enter');
+    await confirmDialog(page);
     await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal follow-1 approved.'`);
     // Approved (and paid out on the simulated network soon after); the newer one untouched.
     assert.ok(['APPROVED', 'COMPLETE'].includes((await api.get(`/withdrawal/${withdrawal.body.id}`)).body.status));
