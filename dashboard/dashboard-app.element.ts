@@ -153,7 +153,7 @@ export class DashboardApp extends LitElement {
     if (!session) {
       return html`<main id="main" class="sign-in">
         <h1>Sign in to the dashboard</h1>
-        <form class="stacked" @submit=${(e: Event) => void this.#signIn(e)}>
+        <form class="stacked" @input=${() => (this.failure = '')} @submit=${(e: Event) => void this.#signIn(e)}>
           <label>E-mail <input name="email" type="email" autocomplete="username" required /></label>
           <label>Password <input name="password" type="password" autocomplete="current-password" required /></label>
           <button type="submit">Sign in</button>

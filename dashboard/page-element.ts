@@ -115,6 +115,18 @@ export abstract class PageElement extends LitElement {
     }
   }
 
+  /**
+   * A form's listener (`@input` and `@invalid`) that takes the last server error away once the
+   * user edits the form or submits it again, also when the browser's own validation stops that
+   * submit (`invalid` does not bubble: it is caught on the way down).
+   */
+  protected readonly clearFailure = {
+    handleEvent: (): void => {
+      this.failure = '';
+    },
+    capture: true,
+  };
+
   /** Shows an error. */
   protected fail(err: unknown): void {
     this.failure = err instanceof RequestFailed || err instanceof Error ? err.message : String(err);

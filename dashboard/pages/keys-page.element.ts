@@ -38,7 +38,7 @@ export class KeysPage extends PageElement {
       <h1 tabindex="-1">API keys</h1>
       <p>The service keeps only a hash of the API key and a sealed secret key; neither is ever shown again after a rotation.</p>
       ${this.canChange
-        ? html`<form class="stacked" @submit=${(e: Event) => void this.#rotate(e)}>
+        ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => void this.#rotate(e)}>
             <label>Old keys keep working for (hours) <input name="grace" type="number" min="0" max="2160" required value="24" /></label>
             <button type="submit">Rotate keys</button>
           </form>`

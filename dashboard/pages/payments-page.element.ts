@@ -86,7 +86,7 @@ export class PaymentsPage extends ListPageElement {
     const monthAgo = localDate(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 30));
     return html`
       <h1 tabindex="-1">Payments</h1>
-      <form class="filters" role="search" @submit=${(e: Event) => this.#filter(e)}>
+      <form class="filters" role="search" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#filter(e)}>
         <label>Search <input name="search" type="search" .value=${this.search} placeholder="id, invoice, transaction id or address" autocomplete="off" /></label>
         <label>Status
           <select name="status">${STATUSES.map((s) => html`<option value=${s} ?selected=${s === this.status}>${s || 'Any'}</option>`)}</select>
@@ -114,7 +114,7 @@ export class PaymentsPage extends ListPageElement {
       <p role="status">${list ? `${countOf(list.total, 'payment', 'payments')}; page ${list.page} of ${pages}.` : 'Loading…'}</p>
       ${pagerNav('Payment pages', this.page, pages, (page) => this.go(page))}
       <h2>Export</h2>
-      <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @submit=${(e: Event) => this.#export(e)}>
+      <form class="export" method="get" action="/dashboard/api/reports/payments.csv" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#export(e)}>
         <label>From <input name="from" type="date" required .value=${monthAgo} /></label>
         <label>To <input name="to" type="date" required .value=${today} /></label>
         <button type="submit">Download CSV</button>

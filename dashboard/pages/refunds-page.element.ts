@@ -83,7 +83,7 @@ export class RefundsPage extends ListPageElement {
     return html`
       ${heading}
       ${this.paymentId && this.canChange
-        ? html`<form class="stacked" @submit=${(e: Event) => this.#refund(e)}>
+        ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#refund(e)}>
             <label>Amount (empty: what the payer is owed) <input name="amount" inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
             <label>Payer's address (empty: a claim link for the payer) <input name="addressTo" autocomplete="off" /></label>
             <label>Destination tag (with an address, if the network needs one) <input name="destTag" autocomplete="off" inputmode="numeric" /></label>

@@ -32,7 +32,7 @@ export class SettingsPage extends PageElement {
     return html`
       <h1 tabindex="-1">Settings</h1>
       ${p
-        ? html`<form class="stacked" @submit=${(e: Event) => this.#save(e)}>
+        ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#save(e)}>
             <fieldset ?disabled=${!this.canChange}>
               <legend>The shop as payers see it</legend>
               <label>Name <input name="name" required maxlength="200" .value=${p.name} /></label>

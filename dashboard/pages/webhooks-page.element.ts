@@ -85,7 +85,7 @@ export class WebhooksPage extends PageElement {
     return html`
       <h1 tabindex="-1">Webhooks</h1>
       ${this.canChange
-        ? html`<form class="stacked" @submit=${(e: Event) => this.#add(e)}>
+        ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#add(e)}>
             <label>Endpoint URL <input name="url" type="url" required placeholder="https://shop.example/hooks" /></label>
             <button type="submit">Add endpoint</button>
           </form>`

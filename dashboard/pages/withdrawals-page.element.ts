@@ -69,7 +69,7 @@ export class WithdrawalsPage extends ListPageElement {
     return html`
       <h1 tabindex="-1">Withdrawals</h1>
       ${this.canChange
-        ? html`<form class="stacked" @submit=${(e: Event) => this.#create(e)}>
+        ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#create(e)}>
             <h2>New withdrawal</h2>
             <label>Amount <input name="amount" required inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
             <label>Asset (short/network) <input name="asset" required value="BTC/bitcoin" /></label>

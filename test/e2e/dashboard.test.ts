@@ -339,6 +339,28 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test("a server's error goes once the form is edited or submitted again, also when the browser stops that submit", async () => {
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/settings`);
+    await page.waitForSelector('settings-page input[name="siteUrl"]');
+    const refused = async () => {
+      await page.$eval('settings-page input[name="siteUrl"]', (input) => ((input as unknown as { value: string }).value = 'not a site'));
+      await page.click('settings-page button[type="submit"]');
+      await page.waitForSelector('settings-page [role="alert"]');
+    };
+    await refused();
+    // The next submit is stopped by the browser (a required name left empty, set with no input event).
+    await page.$eval('settings-page input[name="name"]', (input) => ((input as unknown as { value: string }).value = ''));
+    await page.click('settings-page button[type="submit"]');
+    assert.equal(await page.$('settings-page [role="alert"]'), null, 'no error about a submit the browser stopped');
+    await page.$eval('settings-page input[name="name"]', (input) => ((input as unknown as { value: string }).value = 'Browser Shop'));
+    await refused();
+    await page.type('settings-page input[name="siteUrl"]', 'x');
+    assert.equal(await page.$('settings-page [role="alert"]'), null, 'no error once the form is edited');
+    await page.browserContext().close();
+  });
+
   test('a session ended elsewhere brings back the sign-in form, saying why', async () => {
     const { page } = await newPage();
     await signIn(page, viewer);
