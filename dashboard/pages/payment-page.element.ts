@@ -1,6 +1,7 @@
 /** One payment: the record, its transactions with confirmations, and the webhook deliveries of its events. */
 import { html } from 'lit';
 import { call } from '../api.ts';
+import { elided } from '../elided.ts';
 import { timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
 import './refunds-page.element.ts';
@@ -88,7 +89,7 @@ export class PaymentPage extends PageElement {
         : html`<div class="table" role="region" aria-label="Webhook deliveries" tabindex="0"><table>
             <thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">When</th></tr></thead>
             <tbody>${this.deliveries.map(
-              (d) => html`<tr><td>${d.type}</td><td class="mono">${d.url}</td><td>${d.attempt}</td><td>${d.statusCode ?? d.error ?? ''}</td><td>${timeText(d.createdAt)}</td></tr>`,
+              (d) => html`<tr><td>${d.type}</td><td>${elided(d.url, 12)}</td><td>${d.attempt}</td><td>${d.statusCode ?? d.error ?? ''}</td><td>${timeText(d.createdAt)}</td></tr>`,
             )}</tbody></table></div>`}
       ${this.failure ? html`<p role="alert" class="failure">${this.failure}</p>` : ''}
     `;

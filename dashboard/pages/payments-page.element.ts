@@ -105,7 +105,7 @@ export class PaymentsPage extends ListPageElement {
                 <td><span class="status status-${p.status.toLowerCase()}">${p.status}</span></td>
                 <td class="amount">${p.amount} ${p.asset.short}</td>
                 <td>${p.invoice ?? ''}</td>
-                <td><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
+                <td class="nowrap"><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
               </tr>`,
             )}
           </tbody>

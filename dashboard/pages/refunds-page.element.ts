@@ -7,6 +7,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
 import { confirmAction } from '../confirm-dialog.ts';
 import { countOf } from '../count-text.ts';
+import { elided } from '../elided.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav, rowFocus } from '../pager.ts';
@@ -102,11 +103,11 @@ export class RefundsPage extends ListPageElement {
               (r) => r.id,
               (r) => html`<tr data-id=${r.id}>
                 <td>${timeText(r.createdAt)}</td>
-                <td class="mono" title=${r.id}>${r.id.slice(0, 8)}</td>
+                <td class="mono nowrap" title=${r.id}>${r.id.slice(0, 8)}</td>
                 <td class="status-cell" tabindex="-1"><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
                 <td class="amount">${r.amount} ${r.asset.short}</td>
-                <td class="mono">${r.addressTo ?? (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
-                ${this.paymentId ? '' : html`<td><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
+                <td>${r.addressTo ? elided(r.addressTo) : (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
+                ${this.paymentId ? '' : html`<td class="nowrap"><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
                 ${this.canChange
                   ? html`<td>
                       <div class="actions">${r.status === 'REQUESTED' ? html`<button type="button" @click=${() => void this.#approve(r)}>Approve<span class="visually-hidden"> refund ${r.id.slice(0, 8)}</span></button>` : ''}

@@ -4,6 +4,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { call, type ListOf } from '../api.ts';
 import { confirmAction } from '../confirm-dialog.ts';
 import { countOf } from '../count-text.ts';
+import { elided } from '../elided.ts';
 import { formFields, timeText } from '../format.ts';
 import { FOLLOW_EVERY_MS, ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav, rowFocus } from '../pager.ts';
@@ -93,7 +94,7 @@ export class WithdrawalsPage extends ListPageElement {
                 <td>${w.invoice}</td>
                 <td class="status-cell" tabindex="-1"><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
                 <td class="amount">${w.amount} ${w.asset.short}</td>
-                <td class="mono">${w.addressTo}</td>
+                <td>${elided(w.addressTo)}</td>
                 ${this.canChange
                   ? html`<td>${w.status === 'OPEN'
                       ? html`<div class="actions"><button type="button" @click=${() => void this.#approve(w)}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>

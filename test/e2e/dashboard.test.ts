@@ -361,6 +361,37 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('withdrawal and refund rows stay a few lines tall at 320 and 375 px; short ids never wrap', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '1', asset: BTC, invoice: 'narrow-funding' });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
+    const address = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+    assert.equal((await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: address, invoice: 'narrow-1' })).status, 200);
+    assert.equal((await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.01', addressTo: address, reason: 'narrow' })).status, 200);
+    const { page } = await newPage();
+    await signIn(page, owner);
+    for (const width of [320, 375, 1280]) {
+      await page.setViewport({ width, height: 800 });
+      for (const name of ['withdrawals', 'refunds']) {
+        await page.goto(`${server.url}/dashboard/${name}`);
+        await page.waitForSelector(`${name}-page tbody tr`);
+        const tallest = (await page.$$eval(`${name}-page tbody tr`, (rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height)))) as number;
+        assert.ok(tallest <= 120, `${name} rows up to ${tallest} px tall at ${width} px`);
+        // The whole address is still there: in the title and for screen readers.
+        assert.ok(await page.$(`${name}-page tbody [title="${address}"]`), `${name}: the whole address`);
+        assert.equal(await page.evaluate('document.documentElement.scrollWidth'), width, `${name} at ${width} px`);
+      }
+      // Each short id is one line.
+      const lines = (await page.evaluate(`[...document.querySelectorAll('refunds-page tbody td.mono')].map((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      })`)) as number[];
+      assert.ok(lines.length > 0 && lines.every((n) => n === 1), `refund ids on ${lines.join(', ')} lines at ${width} px`);
+    }
+    await page.browserContext().close();
+  });
+
   test('a session ended elsewhere brings back the sign-in form, saying why', async () => {
     const { page } = await newPage();
     await signIn(page, viewer);
