@@ -43,8 +43,9 @@ export class RefundsPage extends ListPageElement {
     const f = formFields(event);
     const body = {
       ...(f.amount ? { amount: f.amount } : {}),
-      ...(f.addressTo ? { addressTo: f.addressTo } : {}),
-      ...(f.destTag ? { destTag: f.destTag } : {}),
+      // A pasted address often brings a space or a line break at either end.
+      ...(f.addressTo?.trim() ? { addressTo: f.addressTo.trim() } : {}),
+      ...(f.destTag?.trim() ? { destTag: f.destTag.trim() } : {}),
       ...(f.reason ? { reason: f.reason } : {}),
     };
     void this.act('Refund created.', async () => {

@@ -21,10 +21,35 @@ interface Withdrawal {
   createdAt: string;
 }
 
+interface ServedAsset {
+  short: string;
+  network: string;
+  name: string;
+}
+
 /** The withdrawals page. */
 export class WithdrawalsPage extends ListPageElement {
-  static override properties = { ...ListPageElement.properties, list: { state: true } };
+  static override properties = { ...ListPageElement.properties, list: { state: true }, assets: { state: true } };
   declare list: ListOf<Withdrawal> | undefined;
+  /** The assets the service serves (the public GET /v2/assets), offered by the form. */
+  declare assets: ServedAsset[];
+
+  constructor() {
+    super();
+    this.assets = [];
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.canChange) void this.#loadAssets().catch((err) => this.fail(err));
+  }
+
+  async #loadAssets(): Promise<void> {
+    const response = await fetch('/v2/assets', { headers: { Accept: 'application/json' } });
+    if (!response.ok) throw new Error(`The served assets could not be read (the server answered ${response.status}).`);
+    this.assets = ((await response.json()) as { data: ServedAsset[] }).data;
+  }
+
   static override followEveryMs = FOLLOW_EVERY_MS;
   async refresh(live = false): Promise<void> {
     // Withdrawals count their pages from 0 (contract section 7); the page shows them from 1.
@@ -34,7 +59,8 @@ export class WithdrawalsPage extends ListPageElement {
   #create(event: Event): void {
     const f = formFields(event);
     const [short, network] = (f.asset ?? '').split('/');
-    const body = { amount: f.amount, asset: { short, network }, addressTo: f.addressTo, invoice: f.invoice, ...(f.destTag ? { destTag: f.destTag } : {}) };
+    // A pasted address often brings a space or a line break at either end.
+    const body = { amount: f.amount, asset: { short, network }, addressTo: (f.addressTo ?? '').trim(), invoice: f.invoice, ...(f.destTag?.trim() ? { destTag: f.destTag.trim() } : {}) };
     void this.act('Withdrawal created.', async () => {
       await call('POST', '/withdrawals', body);
       (event.target as HTMLFormElement).reset();
@@ -73,7 +99,9 @@ export class WithdrawalsPage extends ListPageElement {
         ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#create(e)}>
             <h2>New withdrawal</h2>
             <label>Amount <input name="amount" required inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
-            <label>Asset (short/network) <input name="asset" required value="BTC/bitcoin" /></label>
+            <label>Asset
+              <select name="asset" required>${this.assets.map((a) => html`<option value="${a.short}/${a.network}" ?selected=${a.short === 'BTC' && a.network === 'bitcoin'}>${a.name} (${a.short} on ${a.network})</option>`)}</select>
+            </label>
             <label>Address <input name="addressTo" required autocomplete="off" /></label>
             <label>Destination tag (if the network needs one) <input name="destTag" autocomplete="off" /></label>
             <label>Invoice <input name="invoice" required /></label>

@@ -176,7 +176,7 @@ describe('the dashboard in Chromium', () => {
     const { page } = await newPage();
     await signIn(page, owner);
     await page.goto(`${server.url}/dashboard/withdrawals`);
-    await page.waitForSelector('withdrawals-page input[name="amount"]');
+    await page.waitForSelector('withdrawals-page select[name="asset"] option');
     await page.type('withdrawals-page input[name="amount"]', '0.00002001');
     await page.type('withdrawals-page input[name="addressTo"]', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
     await page.type('withdrawals-page input[name="invoice"]', 'too-small-1');
@@ -389,6 +389,28 @@ describe('the dashboard in Chromium', () => {
       })`)) as number[];
       assert.ok(lines.length > 0 && lines.every((n) => n === 1), `refund ids on ${lines.join(', ')} lines at ${width} px`);
     }
+    await page.browserContext().close();
+  });
+
+  test('a withdrawal picks its asset from the served ones and a pasted address loses its spaces', async () => {
+    const api = merchantApi(server, shop);
+    const funding = await api.post('/payment', { amount: '1', asset: BTC, invoice: 'pick-funding' });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    await page.waitForSelector('withdrawals-page select[name="asset"] option');
+    const served = (await (await fetch(`${server.api}/assets`)).json()) as { data: Array<{ short: string; network: string }> };
+    assert.deepEqual(await page.$$eval('withdrawals-page select[name="asset"] option', (options) => options.map((o) => o.getAttribute('value'))), served.data.map((a) => `${a.short}/${a.network}`));
+    assert.equal(await page.$eval('withdrawals-page select[name="asset"]', (select) => (select as unknown as { value: string }).value), 'BTC/bitcoin');
+    await page.select('withdrawals-page select[name="asset"]', 'BTC/bitcoin');
+    await page.type('withdrawals-page input[name="amount"]', '0.01');
+    await page.type('withdrawals-page input[name="addressTo"]', '  bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4 ');
+    await page.type('withdrawals-page input[name="invoice"]', 'pick-1');
+    await page.click('withdrawals-page button[type="submit"]');
+    await page.waitForFunction(`document.querySelector('withdrawals-page [role="status"]')?.textContent === 'Withdrawal created.'`);
+    const made = (await api.get('/withdrawal?limit=50')).body.data.find((w: { invoice: string }) => w.invoice === 'pick-1');
+    assert.equal(made?.addressTo, 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
     await page.browserContext().close();
   });
 
