@@ -1,10 +1,13 @@
-/** One payment: the record, its transactions with confirmations, and the webhook deliveries of its events. */
+/**
+ * One payment: the record (what arrived, what is short or over, what may still be refunded, the
+ * customer), its transactions with confirmations, its refunds, and the webhook deliveries of its events.
+ */
 import { html } from 'lit';
 import { call } from '../api.ts';
 import { elided } from '../elided.ts';
 import { timeText } from '../format.ts';
 import { PageElement } from '../page-element.ts';
-import './refunds-page.element.ts';
+import { REFUNDS_CHANGED } from './refunds-page.element.ts';
 
 interface Payment {
   id: string;
@@ -19,7 +22,11 @@ interface Payment {
   invoice: string | null;
   createdAt: string;
   expiresAt: string;
-  exception?: string | null;
+  exception: 'OVERPAID' | 'UNDERPAID' | 'PAID_LATE' | null;
+  overpaidAmount: string | null;
+  refundableAmount: string;
+  customer: { id?: number; name?: string; email?: string } | null;
+  checkoutUrl: string | null;
   transactions: Array<{ txnId: string; receivedAmount: string; confirmations: number; date: string; late: boolean }>;
 }
 
@@ -43,6 +50,8 @@ export class PaymentPage extends PageElement {
   constructor() {
     super();
     this.deliveries = [];
+    // A refund made, cancelled or moved changes what is refundable: read the record again.
+    this.addEventListener(REFUNDS_CHANGED, (event) => void this.refresh(event.detail.live).catch((err) => this.fail(err)));
   }
 
   async refresh(live = false): Promise<void> {
@@ -65,10 +74,16 @@ export class PaymentPage extends PageElement {
       <p><a href="/dashboard/payments">Back to payments</a></p>
       <dl class="facts">
         <div><dt>Status</dt><dd><span class="status status-${p.status.toLowerCase()}" id="payment-status">${p.status}</span></dd></div>
-        <div><dt>Exception</dt><dd>${p.exception ?? 'None'}</dd></div>
+        <div><dt>Exception</dt><dd id="payment-exception">${exceptionText(p)}</dd></div>
         <div><dt>Amount</dt><dd>${p.amount} ${p.asset.short} (${p.asset.network})</dd></div>
         <div><dt>Received</dt><dd>${p.totalReceivedAmount} ${p.asset.short}</dd></div>
-        <div><dt>Still due</dt><dd>${p.amountDue} ${p.asset.short}</dd></div>
+        ${p.status === 'EXPIRED'
+          ? html`<div><dt>Short at expiry</dt><dd>${p.amountDue} ${p.asset.short}</dd></div>`
+          : html`<div><dt>Still due</dt><dd>${p.amountDue} ${p.asset.short}</dd></div>`}
+        ${p.overpaidAmount ? html`<div><dt>Overpaid by</dt><dd>${p.overpaidAmount} ${p.asset.short}</dd></div>` : ''}
+        <div><dt>Refundable</dt><dd id="payment-refundable">${p.refundableAmount} ${p.asset.short}</dd></div>
+        ${p.customer ? html`<div><dt>Customer</dt><dd id="payment-customer">${customerText(p.customer)}</dd></div>` : ''}
+        ${p.checkoutUrl ? html`<div><dt>Checkout page</dt><dd><a href=${p.checkoutUrl} rel="noopener noreferrer">${p.checkoutUrl}</a></dd></div>` : ''}
         <div><dt>Address</dt><dd class="mono">${p.addressTo}${p.destTag ? ` (tag ${p.destTag})` : ''}</dd></div>
         <div><dt>Invoice</dt><dd>${p.invoice ?? ''}</dd></div>
         <div><dt>Created</dt><dd>${timeText(p.createdAt)}</dd></div>
@@ -82,7 +97,7 @@ export class PaymentPage extends PageElement {
             <tbody>${p.transactions.map(
               (t) => html`<tr><td class="mono txn">${t.txnId}</td><td class="amount">${t.receivedAmount}</td><td>${t.confirmations} of ${p.confirmsNeeded}${t.late ? ' (late)' : ''}</td><td>${timeText(t.date)}</td></tr>`,
             )}</tbody></table></div>`}
-      <refunds-page .session=${this.session} paymentId=${p.id}></refunds-page>
+      <refunds-page .session=${this.session} paymentId=${p.id} nothingToRefund=${nothingToRefund(p)}></refunds-page>
       <h2>Webhook deliveries</h2>
       ${this.deliveries.length === 0
         ? html`<p>No deliveries of this payment's events.</p>`
@@ -96,3 +111,31 @@ export class PaymentPage extends PageElement {
   }
 }
 customElements.define('payment-page', PaymentPage);
+
+const isZero = (amount: string) => /^0*(\.0*)?$/.test(amount);
+
+// The exception with what it means for the shop: whether the order is paid, and what the payer may be owed.
+function exceptionText(p: Payment): string {
+  switch (p.exception) {
+    case 'OVERPAID':
+      return `Overpaid: ${p.overpaidAmount ?? 'more'} ${p.asset.short} more than asked arrived. The order is paid; the payer may be owed the difference (refund it below).`;
+    case 'UNDERPAID':
+      return 'Underpaid: the payment expired before enough arrived, so the order is not paid. Refund what arrived, or settle with the payer another way.';
+    case 'PAID_LATE':
+      return 'Paid late: funds arrived after the payment expired and do not pay it. Refund them, or settle with the payer another way.';
+    default:
+      return 'None';
+  }
+}
+
+function customerText(customer: NonNullable<Payment['customer']>): string {
+  return [customer.name, customer.email, customer.id === undefined ? undefined : `id ${customer.id}`].filter(Boolean).join(' · ');
+}
+
+// Why the refund form is left out, or '' while there is something to refund.
+function nothingToRefund(p: Payment): string {
+  if (!isZero(p.refundableAmount)) return '';
+  if (isZero(p.totalReceivedAmount)) return 'Nothing to refund: nothing has arrived.';
+  if (p.transactions.some((t) => t.confirmations < p.confirmsNeeded)) return 'Nothing to refund until what arrived is confirmed.';
+  return 'Nothing left to refund.';
+}

@@ -28,15 +28,27 @@ interface Refund {
   txnId: string | null;
 }
 
+/** Fired (bubbling) by a payment's refunds section when its refunds change: what is refundable changed too. */
+export const REFUNDS_CHANGED = 'payment-refunds-changed';
+declare global {
+  interface HTMLElementEventMap {
+    [REFUNDS_CHANGED]: CustomEvent<{ live: boolean }>;
+  }
+}
+
 /** The refunds page, or a payment's refunds section. */
 export class RefundsPage extends ListPageElement {
-  static override properties = { ...ListPageElement.properties, paymentId: { type: String }, list: { state: true } };
+  static override properties = { ...ListPageElement.properties, paymentId: { type: String }, nothingToRefund: { type: String }, list: { state: true } };
   declare paymentId: string | undefined;
+  /** In a payment's section: why there is nothing to refund (the form is left out then); empty: there is. */
+  declare nothingToRefund: string | undefined;
   declare list: ListOf<Refund> | undefined;
   static override followEveryMs = FOLLOW_EVERY_MS;
   async refresh(live = false): Promise<void> {
     const only = this.paymentId ? `&paymentIds=${encodeURIComponent(this.paymentId)}` : '';
+    const before = this.list;
     this.list = (await this.newest(call<ListOf<Refund>>('GET', `/refunds?page=${this.page}&limit=${PAGE_LIMIT}${only}`, undefined, { live }), live)) ?? this.list;
+    if (this.paymentId && before && this.list && refundsText(before) !== refundsText(this.list)) this.dispatchEvent(new CustomEvent(REFUNDS_CHANGED, { bubbles: true, detail: { live } }));
   }
 
   #refund(event: Event): void {
@@ -84,7 +96,8 @@ export class RefundsPage extends ListPageElement {
     const rows = this.list?.data ?? [];
     return html`
       ${heading}
-      ${this.paymentId && this.canChange
+      ${this.paymentId && this.nothingToRefund ? html`<p id="nothing-to-refund">${this.nothingToRefund}</p>` : ''}
+      ${this.paymentId && this.canChange && !this.nothingToRefund
         ? html`<form class="stacked" @input=${this.clearFailure} @invalid=${this.clearFailure} @submit=${(e: Event) => this.#refund(e)}>
             <label>Amount (empty: what the payer is owed) <input name="amount" inputmode="decimal" pattern="[0-9]+(\\.[0-9]+)?" /></label>
             <label>Payer's address (empty: a claim link for the payer) <input name="addressTo" autocomplete="off" /></label>
@@ -130,3 +143,6 @@ export class RefundsPage extends ListPageElement {
   }
 }
 customElements.define('refunds-page', RefundsPage);
+
+// What of a list decides what is refundable: which refunds there are, and their statuses.
+const refundsText = (list: ListOf<Refund>) => `${list.total} ${list.data.map((r) => `${r.id}:${r.status}`).join(' ')}`;

@@ -269,6 +269,52 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('a payment says what a refund decision needs: the exception, over and short, refundable, customer', async () => {
+    const api = merchantApi(server, shop);
+    const customer = { id: 7, name: 'Ada Lovelace', email: 'ada@payer.example' };
+    const over = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'over-1', customer, checkoutUrl: 'https://shop.example/orders/7' });
+    await postJson(`${server.api}/dev/transactions`, { address: over.body.addressTo, amount: '0.015', asset: BTC, confirmations: 6 });
+    const record = (await api.get(`/payment/${over.body.id}`)).body;
+    assert.equal(record.exception, 'OVERPAID');
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/payments/${over.body.id}`);
+    await page.waitForSelector('#payment-exception');
+    assert.equal(await text(page, '#payment-exception'), `Overpaid: ${record.overpaidAmount} BTC more than asked arrived. The order is paid; the payer may be owed the difference (refund it below).`);
+    // As laid out (a term and its value on lines of their own), not textContent's run-together text.
+    const factsText = async () => (await page.$eval('payment-page .facts', (dl) => (dl as unknown as { innerText: string }).innerText)).replace(/\s+/g, ' ');
+    const facts = await factsText();
+    assert.ok(facts.includes(`Overpaid by ${record.overpaidAmount} BTC`), facts);
+    assert.equal(await text(page, '#payment-refundable'), `${record.refundableAmount} BTC`);
+    assert.equal(await text(page, '#payment-customer'), 'Ada Lovelace · ada@payer.example · id 7');
+    assert.equal(await page.$eval('payment-page .facts a[href="https://shop.example/orders/7"]', (a) => a.textContent), 'https://shop.example/orders/7');
+    await expectAccessible(page, 'an overpaid payment');
+    // Refunding all of it leaves nothing to refund: the form goes, and the page says so.
+    await page.type('refunds-page input[name="amount"]', record.refundableAmount);
+    await page.click('refunds-page button[type="submit"]');
+    await page.waitForSelector('#nothing-to-refund');
+    assert.equal(await text(page, '#nothing-to-refund'), 'Nothing left to refund.');
+    assert.equal(await page.$('refunds-page form'), null);
+    assert.equal(await text(page, '#payment-refundable'), `${(await api.get(`/payment/${over.body.id}`)).body.refundableAmount} BTC`);
+    await expectAccessible(page, 'a payment refunded in full');
+
+    // An expired payment that was short says what arrived and what was short, and asks nobody to pay it.
+    const under = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'under-1', timeout: 60 });
+    await postJson(`${server.api}/dev/transactions`, { address: under.body.addressTo, amount: '0.004', asset: BTC, confirmations: 6 });
+    server.clock.advance(61_000);
+    const expired = (await api.get(`/payment/${under.body.id}`)).body;
+    assert.equal(expired.exception, 'UNDERPAID');
+    await page.goto(`${server.url}/dashboard/payments/${under.body.id}`);
+    await page.waitForSelector('#payment-exception');
+    const shown = await factsText();
+    assert.ok(shown.includes(`Received ${expired.totalReceivedAmount} BTC`) && shown.includes(`Short at expiry ${expired.amountDue} BTC`), shown);
+    assert.ok(!shown.includes('Still due'), shown);
+    assert.equal(await text(page, '#payment-exception'), 'Underpaid: the payment expired before enough arrived, so the order is not paid. Refund what arrived, or settle with the payer another way.');
+    assert.ok(await page.$('refunds-page form'), 'what arrived can be refunded');
+    assert.equal(await page.$('#payment-customer'), null, 'no customer row without a customer');
+    await page.browserContext().close();
+  });
+
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
