@@ -6,10 +6,13 @@ import { countOf } from '../count-text.ts';
 import { formFields, timeText } from '../format.ts';
 import { ListPageElement } from '../page-element.ts';
 import { PAGE_LIMIT, pageCount, pagerNav } from '../pager.ts';
+import './payments-page.css';
 
 interface PaymentRow {
   id: string;
   status: string;
+  /** OVERPAID, UNDERPAID, PAID_LATE or null (CONTRACT section 17). */
+  exception: string | null;
   amount: string;
   asset: { short: string; network: string };
   invoice: string | null;
@@ -94,18 +97,18 @@ export class PaymentsPage extends ListPageElement {
         <button type="submit">Find</button>
       </form>
       <div class="table" role="region" aria-label="Payments" tabindex="0">
-        <table>
+        <table class="payments">
           <thead><tr><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Invoice</th><th scope="col">Payment</th></tr></thead>
           <tbody>
             ${repeat(
               list?.data ?? [],
               (p) => p.id,
               (p) => html`<tr>
-                <td>${timeText(p.createdAt)}</td>
-                <td><span class="status status-${p.status.toLowerCase()}">${p.status}</span></td>
+                <td class="created">${timeText(p.createdAt)}</td>
+                <td class="state"><span class="status status-${p.status.toLowerCase()}">${p.status}</span>${p.exception ? html` <span class="exception">${p.exception.replace('_', ' ')}</span>` : ''}</td>
                 <td class="amount">${p.amount} ${p.asset.short}</td>
-                <td>${p.invoice ?? ''}</td>
-                <td class="nowrap"><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
+                <td class="invoice">${p.invoice ?? ''}</td>
+                <td class="link nowrap"><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
               </tr>`,
             )}
           </tbody>

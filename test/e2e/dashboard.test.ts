@@ -315,6 +315,37 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('the payments list marks overpaid, underpaid and late payments, and fits 320 px without scrolling', async () => {
+    const api = merchantApi(server, shop);
+    const pay = (address: string, amount: string) => postJson(`${server.api}/dev/transactions`, { address, amount, asset: BTC, confirmations: 6 });
+    const over = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'badge-over' });
+    await pay(over.body.addressTo, '0.02');
+    const under = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'badge-under', timeout: 60 });
+    await pay(under.body.addressTo, '0.004');
+    const late = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'badge-late', timeout: 60 });
+    const exact = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'badge-none' });
+    await pay(exact.body.addressTo, '0.01');
+    server.clock.advance(61_000);
+    await pay(late.body.addressTo, '0.01');
+    const { page } = await newPage();
+    await signIn(page, owner);
+    for (const width of [320, 1280]) {
+      await page.setViewport({ width, height: 800 });
+      await page.goto(`${server.url}/dashboard/payments`);
+      await page.waitForFunction(`document.querySelector('payments-page [role="status"]')?.textContent?.includes('; page 1 of')`);
+      const rows = await page.$$eval('payments-page tbody tr', (trs) => trs.map((tr) => (tr.textContent ?? '').replace(/\s+/g, ' ').trim()));
+      const row = (id: string) => rows.find((r) => r.includes(id.slice(0, 8))) ?? '';
+      assert.match(row(over.body.id), /COMPLETE OVERPAID/);
+      assert.match(row(under.body.id), /EXPIRED UNDERPAID/);
+      assert.match(row(late.body.id), /EXPIRED PAID LATE/);
+      assert.doesNotMatch(row(exact.body.id), /PAID|OVER|UNDER/, 'no badge on an exactly paid payment');
+      const [scrolled, shown] = (await page.$eval('payments-page .table', (region) => [region.scrollWidth, region.clientWidth])) as [number, number];
+      assert.ok(scrolled <= shown, `the list is ${scrolled} px wide in ${shown} px at ${width} px`);
+      await expectAccessible(page, `payments with exceptions at ${width} px`);
+    }
+    await page.browserContext().close();
+  });
+
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
