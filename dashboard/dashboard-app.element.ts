@@ -13,7 +13,7 @@ import './pages/keys-page.element.ts';
 import './pages/payment-page.element.ts';
 import './pages/payments-page.element.ts';
 import './pages/refunds-page.element.ts';
-import './pages/settings-page.element.ts';
+import { SETTINGS_SAVED } from './pages/settings-page.element.ts';
 import './pages/webhooks-page.element.ts';
 import './pages/withdrawals-page.element.ts';
 
@@ -55,6 +55,10 @@ export class DashboardApp extends LitElement {
     addEventListener('popstate', () => this.#show(location.pathname + location.search));
     addEventListener(SESSION_ENDED, (event) => this.#sessionEnded((event as CustomEvent<string>).detail));
     this.addEventListener('click', (event) => this.#followLink(event));
+    // The header names the shop: a rename in Settings shows there at once, not after a reload.
+    this.addEventListener(SETTINGS_SAVED, (event) => {
+      if (this.session) this.session = { ...this.session, merchant: { ...this.session.merchant, name: event.detail.name } };
+    });
     void call<SessionInfo>('GET', '/session')
       .then((session) => this.#signedIn(session))
       .catch(() => undefined)

@@ -12,6 +12,14 @@ interface Profile {
   email: string | null;
 }
 
+/** Fired (bubbling) when the settings are saved; `detail` is the shop as saved, so the app can show its new name. */
+export const SETTINGS_SAVED = 'settings-saved';
+declare global {
+  interface HTMLElementEventMap {
+    [SETTINGS_SAVED]: CustomEvent<Profile>;
+  }
+}
+
 /** The settings page. */
 export class SettingsPage extends PageElement {
   static override properties = { ...PageElement.properties, profile: { state: true } };
@@ -24,7 +32,10 @@ export class SettingsPage extends PageElement {
   #save(event: Event): void {
     const f = formFields(event);
     const orNull = (v: string | undefined) => (v && v.trim() ? v.trim() : null);
-    void this.act('Settings saved.', () => call('PUT', '/settings', { name: f.name, siteUrl: orNull(f.siteUrl), logoUrl: orNull(f.logoUrl), email: orNull(f.email) }));
+    void this.act('Settings saved.', async () => {
+      const saved = await call<Profile>('PUT', '/settings', { name: f.name, siteUrl: orNull(f.siteUrl), logoUrl: orNull(f.logoUrl), email: orNull(f.email) });
+      this.dispatchEvent(new CustomEvent(SETTINGS_SAVED, { bubbles: true, detail: saved }));
+    });
   }
 
   override render() {

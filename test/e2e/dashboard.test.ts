@@ -346,6 +346,25 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('a rename in Settings shows in the header at once', async () => {
+    const { page } = await newPage();
+    await signIn(page, owner);
+    assert.equal(await text(page, 'header .shop'), 'Browser Shop');
+    const rename = async (name: string) => {
+      await page.goto(`${server.url}/dashboard/settings`);
+      await page.waitForSelector('settings-page input[name="name"]');
+      await page.$eval('settings-page input[name="name"]', (input) => ((input as unknown as { value: string }).value = ''));
+      await page.type('settings-page input[name="name"]', name);
+      await page.click('settings-page button[type="submit"]');
+      await page.waitForFunction(`document.querySelector('settings-page [role="status"]')?.textContent === 'Settings saved.'`);
+    };
+    await rename('Renamed Browser Shop');
+    assert.equal(await text(page, 'header .shop'), 'Renamed Browser Shop');
+    await rename('Browser Shop');
+    assert.equal(await text(page, 'header .shop'), 'Browser Shop');
+    await page.browserContext().close();
+  });
+
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
