@@ -50,7 +50,7 @@ export class SettingsPage extends PageElement {
               <label>Site URL <input name="siteUrl" .value=${p.siteUrl ?? ''} /></label>
               <label>Logo URL <input name="logoUrl" type="url" .value=${p.logoUrl ?? ''} /></label>
               <label>E-mail <input name="email" type="email" .value=${p.email ?? ''} /></label>
-              ${this.canChange ? html`<button type="submit">Save settings</button>` : ''}
+              ${this.canChange ? html`<button type="submit">Save settings</button>` : html`<p>Only an owner can change these.</p>`}
             </fieldset>
           </form>`
         : ''}

@@ -365,6 +365,34 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('a viewer\'s settings fields look disabled, their text still readable', async () => {
+    const { page } = await newPage();
+    await signIn(page, viewer);
+    await page.goto(`${server.url}/dashboard/settings`);
+    await page.waitForSelector('settings-page input[name="name"]');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      // Computed colours as sRGB bytes (a canvas reads any CSS colour syntax), then WCAG's contrast ratio.
+      const seen = (await page.evaluate(`(() => {
+        const canvas = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+        const rgb = (css) => { canvas.clearRect(0, 0, 1, 1); canvas.fillStyle = css; canvas.fillRect(0, 0, 1, 1); return [...canvas.getImageData(0, 0, 1, 1).data.slice(0, 3)]; };
+        const lum = ([r, g, b]) => [r, g, b].map((v) => v / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const input = document.querySelector('settings-page input[name="name"]');
+        const style = getComputedStyle(input);
+        const [fg, bg, page] = [rgb(style.color), rgb(style.backgroundColor), rgb(getComputedStyle(document.body).backgroundColor)];
+        const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+        return { disabled: input.matches(':disabled'), background: bg.join(), page: page.join(), border: style.borderTopStyle, contrast: (hi + 0.05) / (lo + 0.05) };
+      })()`)) as { disabled: boolean; background: string; page: string; border: string; contrast: number };
+      assert.equal(seen.disabled, true);
+      assert.notEqual(seen.background, seen.page, `${scheme}: a disabled field is filled, unlike an editable one`);
+      assert.equal(seen.border, 'dashed', scheme);
+      assert.ok(seen.contrast >= 4.5, `${scheme}: contrast ${seen.contrast.toFixed(2)}`);
+      await expectAccessible(page, `a viewer's settings (${scheme})`);
+    }
+    assert.equal(await text(page, 'settings-page fieldset p'), 'Only an owner can change these.');
+    await page.browserContext().close();
+  });
+
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
