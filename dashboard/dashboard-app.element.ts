@@ -10,6 +10,7 @@ import { formFields } from './format.ts';
 import type { PageElement } from './page-element.ts';
 import './pages/balance-page.element.ts';
 import './pages/keys-page.element.ts';
+import './pages/not-found-page.element.ts';
 import './pages/payment-page.element.ts';
 import './pages/payments-page.element.ts';
 import './pages/refunds-page.element.ts';
@@ -146,8 +147,12 @@ export class DashboardApp extends LitElement {
         return html`<keys-page data-page .session=${session}></keys-page>`;
       case '/dashboard/settings':
         return html`<settings-page data-page .session=${session}></settings-page>`;
-      default:
+      case '/dashboard':
+      case '/dashboard/':
+      case '/dashboard/payments':
         return html`<payments-page data-page .session=${session}></payments-page>`;
+      default:
+        return html`<not-found-page data-page .session=${session}></not-found-page>`;
     }
   }
 

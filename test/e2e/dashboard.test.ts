@@ -393,6 +393,27 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('an address with no page says "Page not found" in the app, with the way to the payments list', async () => {
+    const { page } = await newPage();
+    await signIn(page, owner);
+    const shellTitle = (await page.evaluate('document.title')) as string;
+    for (const address of ['/dashboard/nosuchpage', `/dashboard/payments/${'0'.repeat(8)}/refunds`]) {
+      await page.goto(`${server.url}${address}?page=2`);
+      await page.waitForSelector('not-found-page h1');
+      assert.equal(await text(page, 'not-found-page h1'), 'Page not found');
+      assert.equal(await text(page, 'not-found-page'), `Page not found The dashboard has no page at ${address}. Go to the payments list`);
+      assert.equal(await page.evaluate('document.title'), `Page not found · ${shellTitle}`);
+      assert.equal(await page.$('payments-page'), null, 'no payments list under the wrong address');
+      assert.ok(await page.$('header nav a[href="/dashboard/payments"]'), 'the app shell stays');
+      await expectAccessible(page, `not found: ${address}`);
+    }
+    await page.click('not-found-page a[href="/dashboard/payments"]');
+    await page.waitForSelector('payments-page h1');
+    assert.equal(await page.evaluate('location.pathname + location.search'), '/dashboard/payments');
+    assert.equal(await page.evaluate('document.title'), shellTitle);
+    await page.browserContext().close();
+  });
+
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
