@@ -3,8 +3,9 @@
  * password, every page checked by axe in light and dark at desktop width and at 320 px, a
  * keyboard-only approve, a payment and the list following a change live, withdrawals, refunds and
  * the balance following changes made through the API, no CSP violation, a
- * viewer with no controls, the lists of withdrawals and refunds by pages, and Back to the payments
- * list as it was left.
+ * viewer with no controls (disabled settings that look it), the lists of withdrawals and refunds by
+ * pages, Back to the payments list as it was left, a payment's refund facts, exception badges in the
+ * list at 320 px, a rename shown in the header, and "Page not found".
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
