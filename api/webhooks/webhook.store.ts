@@ -1,6 +1,19 @@
 /** SQL for webhooks: endpoints, the event outbox, the delivery queue and the attempt log. */
 import type { Sql } from '../db/database.ts';
 
+/** Failed attempts after which an event stops holding its endpoint's later events back. */
+export const HOLDS_BACK_FOR_ATTEMPTS = 3;
+
+/**
+ * The condition that holds delivery `d` back: an earlier event for the same endpoint still queued
+ * that has failed fewer than HOLDS_BACK_FOR_ATTEMPTS times (with the retry schedule, its first
+ * five minutes or so). Events go in order through a brief failure; an event the endpoint keeps
+ * refusing (a handler's bug on one kind of event) then retries on its own schedule instead of
+ * holding the endpoint's every later event, `payment.completed` included, for days. The probe
+ * walks the pending (endpoint, seq) index from the oldest and stops at the first such event.
+ */
+const HELD_BEHIND = `SELECT 1 FROM webhook_deliveries h WHERE h.endpoint_id = d.endpoint_id AND h.state = 'pending' AND h.seq < d.seq AND h.attempts < ${HOLDS_BACK_FOR_ATTEMPTS}`;
+
 /** A merchant's webhook endpoint as stored. */
 export interface WebhookEndpoint {
   id: string;
@@ -171,7 +184,7 @@ export class WebhookStore {
   }
 
   /**
-   * Enabled endpoints whose oldest queued event is due by `now` (a later one waits behind it) and
+   * Enabled endpoints with a queued event due by `now` that nothing holds back (see HELD_BEHIND) and
    * nobody sending to them, taken in turn across
    * merchants (each merchant's first, then each one's second, ...), the longest waiting first. A
    * merchant whose endpoints are being sent to (by any instance) already gets that many fewer, and
@@ -182,7 +195,7 @@ export class WebhookStore {
       `WITH due AS (
          SELECT d.endpoint_id, d.next_attempt_at AS due_at FROM webhook_deliveries d
           WHERE d.state = 'pending' AND d.next_attempt_at <= ?
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.state = 'pending' AND e.seq < d.seq)
+            AND NOT EXISTS (${HELD_BEHIND})
        ), busy AS (
          SELECT merchant_id, COUNT(*) AS held FROM webhook_endpoints WHERE locked_until > ? GROUP BY merchant_id
        ), ranked AS (
@@ -215,11 +228,12 @@ export class WebhookStore {
     await this.sql.run('UPDATE webhook_endpoints SET locked_until = 0 WHERE id = ? AND locked_by = ?', [id, holder]);
   }
 
-  /** The endpoint's earliest queued event, if it is due by `now` (the events after it wait for it). */
+  /** The endpoint's earliest queued event due by `now` that nothing holds back (see HELD_BEHIND). */
   async nextDue(endpointId: string, now: number): Promise<DueDelivery | undefined> {
     const row = await this.sql.get<{ seq: number; endpoint_id: string; event_id: string; type: string; body: string; attempts: number; redeliveries: number }>(
       `SELECT d.seq, d.endpoint_id, d.event_id, e.type, e.body, d.attempts, d.redeliveries FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-        WHERE d.seq = (SELECT MIN(seq) FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending') AND d.next_attempt_at <= ?`,
+        WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND NOT EXISTS (${HELD_BEHIND})
+        ORDER BY d.seq LIMIT 1`,
       [endpointId, now],
     );
     return (

@@ -476,6 +476,29 @@ describe('failing endpoints', () => {
     ]);
   });
 
+  test('an event the endpoint keeps refusing stops holding its later events after its third failure', async () => {
+    const endpoint = await register('/one-bad-kind', ['payment.transaction-seen', 'payment.confirming', 'payment.completed'], shop);
+    // The merchant's handler fails on one kind of event only.
+    receiver.answer('/one-bad-kind', { status: 204, failTypes: ['payment.transaction-seen'] });
+    const payment = await newPayment('0.01', BTC, shop);
+    await pay(payment, '0.01');
+    await mine('bitcoin', payment.confirmsNeeded);
+    const types = () => verifiedAt('/one-bad-kind', endpoint.secret).map((e) => e.type);
+    await dispatch();
+    server.clock.advance(RETRY_SCHEDULE_MS[0]!);
+    await dispatch();
+    // Through its first failures the later events wait, in order.
+    assert.deepEqual(types(), ['payment.transaction-seen', 'payment.transaction-seen']);
+    server.clock.advance(RETRY_SCHEDULE_MS[1]!);
+    await dispatch();
+    // Its third failure lets them go; it keeps its own retries.
+    assert.deepEqual(types(), ['payment.transaction-seen', 'payment.transaction-seen', 'payment.transaction-seen', 'payment.confirming', 'payment.completed']);
+    server.clock.advance(RETRY_SCHEDULE_MS[2]!);
+    await dispatch();
+    assert.equal(types().filter((t) => t === 'payment.transaction-seen').length, 4);
+    assert.equal(types().length, 6);
+  });
+
   test('redeliver of an unknown attempt is 404 delivery-not-found', async () => {
     const endpoint = await register('/redeliver-404', ['payment.completed'], shop);
     const response = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/9b2f4a4e-1111-4c2b-9a3e-000000000000/redeliver`);

@@ -10,7 +10,10 @@ export interface ReceivedWebhook {
 }
 
 /** How the receiver answers a request to a path. */
-export type ReceiverMode = { status: number; body?: string; delayMs?: number } | 'hang' | 'hang-after-headers' | { status: number; hugeBody: number };
+export type ReceiverMode =
+  /** `failTypes`: events of these types are answered 500 instead (a handler's bug on one kind of event). */
+  | { status: number; body?: string; delayMs?: number; failTypes?: string[] }
+  | 'hang' | 'hang-after-headers' | { status: number; hugeBody: number };
 
 /** A running receiver. */
 export interface WebhookReceiver {
@@ -63,8 +66,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         pump();
         return;
       }
+      const failed = mode.failTypes?.includes((JSON.parse(request.body) as { type?: string }).type ?? '') === true;
       setTimeout(() => {
-        res.writeHead(mode.status, { 'content-type': 'text/plain' });
+        res.writeHead(failed ? 500 : mode.status, { 'content-type': 'text/plain' });
         res.end(mode.body ?? 'ok');
       }, mode.delayMs ?? 0);
     });
