@@ -46,8 +46,11 @@ export interface RefundRequests {
  * full, or less owed than a payout lets go): its page then shows no link to a form that could only
  * say so. A request already waiting keeps the link: its page says it waits for the shop.
  */
-async function nothingToRequest(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception'>): Promise<boolean> {
+async function nothingToRequest(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception' | 'confirmsNeeded' | 'transactions'>): Promise<boolean> {
   if (!shownPayerLinks(view).refund) return false;
+  // What still confirms is not refundable yet, but will be, and the page stops following an expired
+  // payment: it keeps the link, whose form opens once what arrived is confirmed.
+  if (view.transactions.some((t) => t.confirmations < view.confirmsNeeded)) return false;
   try {
     await refunds.requestable(view.id);
     return false;

@@ -127,6 +127,13 @@ export async function importSqlite(source: BetterSqlite3.Database, target: Datab
       if (batch.length > 0) await flush();
       if (count) counts[count] = copied;
     }
+    // A file from before redeliveries were counted (migration 0106) logged them without counting:
+    // count them from its log as that migration does, so no attempt number is used twice.
+    if (!applied.has('0106-webhook-redeliveries')) {
+      await tx.run(`UPDATE webhook_deliveries SET redeliveries = logged.n - webhook_deliveries.attempts
+        FROM (SELECT endpoint_id, event_id, COUNT(*) AS n FROM webhook_attempts GROUP BY endpoint_id, event_id) AS logged
+       WHERE logged.endpoint_id = webhook_deliveries.endpoint_id AND logged.event_id = webhook_deliveries.event_id AND logged.n > webhook_deliveries.attempts`);
+    }
     await tx.run('DELETE FROM payment_status_counts');
     await tx.run('INSERT INTO payment_status_counts (merchant_id, status, slot, n) SELECT merchant_id, status, 0, COUNT(*) FROM payments GROUP BY merchant_id, status');
     // The OPEN payments per minute of expiry, each in the slot its id picks (as the trigger counts it).

@@ -177,7 +177,8 @@ export function createMerchantService(deps: {
      * merchants within a second (the key-change announcement), so pages and records show the new profile.
      */
     async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
-      checkLogo(input.logoUrl);
+      // Only a changed logo is judged: one saved before the rule must not block editing the rest.
+      if (input.logoUrl !== (await store.findById(merchantId))?.logoUrl) checkLogo(input.logoUrl);
       const merchant: Merchant = { id: merchantId, name: input.name, siteUrl: input.siteUrl, logoUrl: input.logoUrl, email: input.email };
       if (!(await uow.transaction((stores) => stores.merchants.updateProfile(merchant)))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
       forgetMerchants();

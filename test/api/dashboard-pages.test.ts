@@ -258,6 +258,10 @@ describe('keys and settings', () => {
       assert.equal((await browser.request('PUT', '/settings', { body: { ...profile, logoUrl } })).status, 200, logoUrl);
     }
     assert.equal((await browser.get('/settings')).body.logoUrl, `${server.url}/logos/BTC.svg`);
+    // A plain-http logo saved before the rule does not block editing the rest of the profile.
+    await server.services.uow.transaction((stores) => stores.merchants.updateProfile({ id: shopKeys.merchant.id, ...profile, logoUrl: 'http://old.example/logo.png' }));
+    const renamed = await browser.request('PUT', '/settings', { body: { ...profile, name: 'Renamed Again', logoUrl: 'http://old.example/logo.png' } });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
   });
 });
 

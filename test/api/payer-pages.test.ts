@@ -174,6 +174,15 @@ describe('the payer asks for a refund', () => {
     server.clock.set(NOW);
   });
 
+  test('still confirming when it expired: the page keeps the link, since what arrived will be owed', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 0 });
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), /<p data-link="refund"><a href="\/refund\/request/);
+    server.clock.set(NOW);
+  });
+
   test('refunded in full by the shop: the payment\'s page no longer offers a request, and offers it again if more arrives', async () => {
     const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
     await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 50 });
