@@ -226,6 +226,25 @@ describe('<crypto-checkout> live updates', () => {
     expect($$(el, '.notice')).to.have.length(0);
   });
 
+  it('a stream dropped while the server still answers is no outage: nothing is shown or said', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    FakeEventSource.last.send(openView());
+    await el.updateComplete;
+    const before = network.fetch.callCount;
+    const shown: boolean[] = [];
+    const observer = new MutationObserver(() => shown.push(el.shadowRoot!.querySelector('.notice:not(.test-network)') !== null));
+    observer.observe(el.shadowRoot!, { childList: true, subtree: true, characterData: true });
+    FakeEventSource.last.fail(false);
+    await until(() => network!.fetch.callCount > before, 'the look after the drop');
+    await nextTask();
+    await el.updateComplete;
+    observer.disconnect();
+    expect(shown.some(Boolean)).to.equal(false, 'the notice never showed');
+    expect(liveRegion(el)).to.not.equal('Live updates are interrupted. Reconnecting…');
+  });
+
   it('says once that updates are interrupted and keeps saying so for as long as the server is down, through every retry', async () => {
     network = fakeNetwork(() => viewResponse(openView()));
     const el = await renderLoaded();

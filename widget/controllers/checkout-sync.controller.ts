@@ -228,10 +228,13 @@ export class CheckoutSyncController implements ReactiveController {
         return;
       }
       // The browser reconnects by itself after the server's retry delay; look once meanwhile so
-      // a change made while the stream was down is not missed.
-      this.setConnection('reconnecting');
+      // a change made while the stream was down is not missed. Only if that look fails too is the
+      // payer told live updates are interrupted: a stream dropped by a proxy or a redeploy, with
+      // the server answering, is no outage.
       const signal = this.signal();
-      void this.load(signal);
+      void this.load(signal).then((ok) => {
+        if (!ok && !signal.aborted && this.source === source && !this.final) this.setConnection('reconnecting');
+      });
     });
   }
 
