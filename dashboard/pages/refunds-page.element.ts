@@ -16,8 +16,9 @@ interface Refund {
   id: string;
   paymentId: string;
   amount: string;
-  asset: { short: string };
+  asset: { short: string; network: string };
   addressTo: string | null;
+  destTag: string | null;
   status: string;
   /** Owners only: the payer's link to give the address. */
   claimUrl?: string;
@@ -71,7 +72,12 @@ export class RefundsPage extends ListPageElement {
   async #approve(r: Refund): Promise<void> {
     const sure = await confirmAction({
       title: `Approve refund ${r.id.slice(0, 8)}?`,
-      facts: [['Amount', `${r.amount} ${r.asset.short}`], ['Asset', r.asset.short], ['To', r.addressTo ?? '']],
+      facts: [
+        ['Amount', `${r.amount} ${r.asset.short}`],
+        ['Asset', `${r.asset.short} on ${r.asset.network}`],
+        ['To', r.addressTo ?? ''],
+        ...(r.destTag ? ([['Destination tag', r.destTag]] as [string, string][]) : []),
+      ],
       note: 'Approving sends these funds to this address. A payout cannot be taken back.',
       confirm: 'Approve and send',
       keep: "Don't approve",

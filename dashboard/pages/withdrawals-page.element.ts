@@ -15,6 +15,7 @@ interface Withdrawal {
   amount: string;
   asset: { short: string; network: string };
   addressTo: string;
+  destTag: string | null;
   invoice: string;
   txnId: string | null;
   failureReason?: string | null;
@@ -72,7 +73,12 @@ export class WithdrawalsPage extends ListPageElement {
   async #approve(w: Withdrawal): Promise<void> {
     const sure = await confirmAction({
       title: `Approve withdrawal ${w.invoice}?`,
-      facts: [['Amount', `${w.amount} ${w.asset.short}`], ['Asset', `${w.asset.short} on ${w.asset.network}`], ['To', w.addressTo]],
+      facts: [
+        ['Amount', `${w.amount} ${w.asset.short}`],
+        ['Asset', `${w.asset.short} on ${w.asset.network}`],
+        ['To', w.addressTo],
+        ...(w.destTag ? ([['Destination tag', w.destTag]] as [string, string][]) : []),
+      ],
       note: 'Approving sends these funds to this address. A payout cannot be taken back.',
       confirm: 'Approve and send',
       keep: "Don't approve",

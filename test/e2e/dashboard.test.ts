@@ -137,6 +137,25 @@ describe('the dashboard in Chromium', () => {
     await page.browserContext().close();
   });
 
+  test('the approve dialog names the destination tag on a network that routes by one', async () => {
+    const api = merchantApi(server, shop);
+    const XRP = { short: 'XRP', network: 'ripple' };
+    const funding = await api.post('/payment', { amount: '100', asset: XRP });
+    await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, destTag: funding.body.destTag ?? undefined, amount: '100', asset: XRP, confirmations: 50 });
+    const created = await api.post('/withdrawal', { amount: '10', asset: XRP, addressTo: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', destTag: '12345', invoice: 'tagged-1' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const { page } = await newPage();
+    await signIn(page, owner);
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    await page.waitForFunction(`[...document.querySelectorAll('withdrawals-page tbody tr')].some((row) => row.textContent.includes('tagged-1'))`);
+    await page.$eval('withdrawals-page', (list) => [...list.querySelectorAll('tbody tr')].find((row) => row.textContent!.includes('tagged-1'))!.querySelector('button')!.click());
+    await page.waitForSelector('dialog[open]');
+    assert.match(await text(page, 'dialog[open]'), /AssetXRP on rippleTorHb9CJAWyB4rj91VRWn96DkukG4bwdtyThDestination tag12345 /);
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(`!document.querySelector('dialog')`);
+    await page.browserContext().close();
+  });
+
   test('an owner approves a withdrawal with the keyboard alone', async () => {
     const api = merchantApi(server, shop);
     const funding = await api.post('/payment', { amount: '1', asset: BTC });
