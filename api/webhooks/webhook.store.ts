@@ -6,13 +6,14 @@ export const HOLDS_BACK_FOR_ATTEMPTS = 3;
 
 /**
  * The condition that holds delivery `d` back: an earlier event for the same endpoint still queued
- * that has failed fewer than HOLDS_BACK_FOR_ATTEMPTS times (with the retry schedule, its first
- * five minutes or so). Events go in order through a brief failure; an event the endpoint keeps
+ * that has failed, fewer than HOLDS_BACK_FOR_ATTEMPTS times (with the retry schedule, its first
+ * five minutes or so). One not tried yet holds nothing: it goes first when due, and one stamped a
+ * moment ahead of this instance's clock (another instance's) must not stall the queue meanwhile. Events go in order through a brief failure; an event the endpoint keeps
  * refusing (a handler's bug on one kind of event) then retries on its own schedule instead of
  * holding the endpoint's every later event, `payment.completed` included, for days. The probe
  * walks the pending (endpoint, seq) index from the oldest and stops at the first such event.
  */
-const HELD_BEHIND = `SELECT 1 FROM webhook_deliveries h WHERE h.endpoint_id = d.endpoint_id AND h.state = 'pending' AND h.seq < d.seq AND h.attempts < ${HOLDS_BACK_FOR_ATTEMPTS}`;
+const HELD_BEHIND = `SELECT 1 FROM webhook_deliveries h WHERE h.endpoint_id = d.endpoint_id AND h.state = 'pending' AND h.seq < d.seq AND h.attempts > 0 AND h.attempts < ${HOLDS_BACK_FOR_ATTEMPTS}`;
 
 /** A merchant's webhook endpoint as stored. */
 export interface WebhookEndpoint {
