@@ -3,8 +3,8 @@
  * to an endpoint an instance first claims it (a conditional update on the endpoint's row, renewed
  * before each attempt), so across instances each attempt is made once and an endpoint's events go
  * out one at a time, in the order they happened. A failed attempt is retried on Standard Webhooks'
- * schedule for more than three days, with the same `webhook-id`, and the endpoint's later events wait
- * for it; a 410 disables the endpoint.
+ * schedule for more than three days, with the same `webhook-id`; the endpoint's later events wait
+ * for it through its first attempts (webhook.store.ts: HELD_BEHIND); a 410 disables the endpoint.
  *
  * Fairness: an endpoint's turn (up to EVENTS_PER_TURN events, ended by its first failed attempt)
  * holds one of the instance's delivery slots, and one merchant's endpoints hold at most
