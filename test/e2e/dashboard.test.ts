@@ -337,6 +337,9 @@ describe('the dashboard in Chromium', () => {
 
   test('the payments list marks overpaid, underpaid and late payments, and fits 320 px without scrolling', async () => {
     const api = merchantApi(server, shop);
+    // The server's clock stands still between the test's moves: payments made at one instant list
+    // in id order, so a millisecond first makes this test's payments the newest, on page 1.
+    server.clock.advance(1);
     const pay = (address: string, amount: string) => postJson(`${server.api}/dev/transactions`, { address, amount, asset: BTC, confirmations: 6 });
     const over = await api.post('/payment', { amount: '0.01', asset: BTC, invoice: 'badge-over' });
     await pay(over.body.addressTo, '0.02');
@@ -436,6 +439,9 @@ describe('the dashboard in Chromium', () => {
 
   test('opening a payment from the list with the keyboard leaves the focus on its heading', async () => {
     const api = merchantApi(server, shop);
+    // The server's clock stands still between the test's moves: payments made at one instant list
+    // in id order, so a millisecond first makes this test's payments the newest, on page 1.
+    server.clock.advance(1);
     const payment = await api.post('/payment', { amount: '0.3', asset: BTC, invoice: 'focus-1' });
     const { page } = await newPage();
     await signIn(page, owner);
@@ -593,6 +599,9 @@ describe('the dashboard in Chromium', () => {
 
   test('the open payment and the list follow a change live, without a reload', async () => {
     const api = merchantApi(server, shop);
+    // The server's clock stands still between the test's moves: payments made at one instant list
+    // in id order, so a millisecond first makes this test's payments the newest, on page 1.
+    server.clock.advance(1);
     const payment = await api.post('/payment', { amount: '0.25', asset: BTC, invoice: 'live-1' });
     const { page } = await newPage();
     await signIn(page, owner);
