@@ -7,6 +7,7 @@ import { html, LitElement, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import { call, RequestFailed, SESSION_ENDED, type SessionInfo, useCsrfToken } from './api.ts';
 import { formFields } from './format.ts';
+import { LOGIN_PATH, pageOf } from './routes.ts';
 import type { PageElement } from './page-element.ts';
 import './pages/balance-page.element.ts';
 import './pages/keys-page.element.ts';
@@ -72,7 +73,7 @@ export class DashboardApp extends LitElement {
     this.#events?.close();
     this.#events = new EventSource('/dashboard/api/events');
     this.#events.addEventListener('payment', (event) => this.#paymentChanged(JSON.parse((event as MessageEvent<string>).data) as { id: string }));
-    if (this.path === '/dashboard/login' || this.path === '/dashboard' || this.path === '/dashboard/') this.#navigate('/dashboard/payments', true);
+    if (this.path === LOGIN_PATH || this.path === '/dashboard' || this.path === '/dashboard/') this.#navigate('/dashboard/payments', true);
   }
 
   #paymentChanged(change: { id: string }): void {
@@ -121,35 +122,34 @@ export class DashboardApp extends LitElement {
     this.#events?.close();
     this.session = undefined;
     this.failure = message;
-    this.#navigate('/dashboard/login', true);
+    this.#navigate(LOGIN_PATH, true);
   }
 
   async #signOut(): Promise<void> {
     await call('DELETE', '/session').catch(() => undefined);
     this.#events?.close();
     this.session = undefined;
-    this.#navigate('/dashboard/login', true);
+    this.#navigate(LOGIN_PATH, true);
   }
 
   #page(session: SessionInfo): TemplateResult {
-    const paymentId = /^\/dashboard\/payments\/([^/]+)$/.exec(this.path)?.[1];
-    if (paymentId) return html`<payment-page data-page .session=${session} paymentId=${decodeURIComponent(paymentId)}></payment-page>`;
-    switch (this.path) {
-      case '/dashboard/refunds':
+    const page = pageOf(this.path);
+    switch (page?.name) {
+      case 'payment-page':
+        return html`<payment-page data-page .session=${session} paymentId=${page.paymentId}></payment-page>`;
+      case 'refunds-page':
         return html`<refunds-page data-page .session=${session}></refunds-page>`;
-      case '/dashboard/withdrawals':
+      case 'withdrawals-page':
         return html`<withdrawals-page data-page .session=${session}></withdrawals-page>`;
-      case '/dashboard/balance':
+      case 'balance-page':
         return html`<balance-page data-page .session=${session}></balance-page>`;
-      case '/dashboard/webhooks':
+      case 'webhooks-page':
         return html`<webhooks-page data-page .session=${session}></webhooks-page>`;
-      case '/dashboard/keys':
+      case 'keys-page':
         return html`<keys-page data-page .session=${session}></keys-page>`;
-      case '/dashboard/settings':
+      case 'settings-page':
         return html`<settings-page data-page .session=${session}></settings-page>`;
-      case '/dashboard':
-      case '/dashboard/':
-      case '/dashboard/payments':
+      case 'payments-page':
         return html`<payments-page data-page .session=${session}></payments-page>`;
       default:
         return html`<not-found-page data-page .session=${session}></not-found-page>`;

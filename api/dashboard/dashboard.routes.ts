@@ -4,6 +4,7 @@
  */
 import { Router } from 'express';
 import path from 'node:path';
+import { pageOf } from '../../dashboard/routes.ts';
 import type { AppServices } from '../app.ts';
 import { sendCompressed } from '../http/send-compressed.ts';
 import { staticFiles } from '../http/static-files.ts';
@@ -31,8 +32,10 @@ export function dashboardRoutes(services: AppServices, distDir: string, assets: 
   router.use('/api', dashboardAccountRoutes({ balance: services.balance, merchants, exporter: services.paymentExport, auth }));
   router.use('/assets', staticFiles(path.join(distDir, 'dashboard')));
   const page = renderDashboardPage(assets).markup;
-  // Every other path is the app's: it routes on the client, so a reload or a shared link works.
+  // Every other path is the app's: it routes on the client, so a reload or a shared link works. An
+  // address with no page gets the app too (it says "Page not found", with the way on), as a 404.
   router.get(/^\/(?!api\/|assets\/).*/, (req, res) => {
+    if (!pageOf(new URL(req.originalUrl, 'http://path.invalid').pathname)) res.status(404);
     res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');

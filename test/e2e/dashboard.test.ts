@@ -421,7 +421,8 @@ describe('the dashboard in Chromium', () => {
     await signIn(page, owner);
     const shellTitle = (await page.evaluate('document.title')) as string;
     for (const address of ['/dashboard/nosuchpage', `/dashboard/payments/${'0'.repeat(8)}/refunds`]) {
-      await page.goto(`${server.url}${address}?page=2`);
+      // The server says so too (a link checker, a bookmark gone stale), and still serves the app.
+      assert.equal((await page.goto(`${server.url}${address}?page=2`))?.status(), 404, address);
       await page.waitForSelector('not-found-page h1');
       assert.equal(await text(page, 'not-found-page h1'), 'Page not found');
       assert.equal(await text(page, 'not-found-page'), `Page not found The dashboard has no page at ${address}. Go to the payments list`);
@@ -433,6 +434,9 @@ describe('the dashboard in Chromium', () => {
     await page.click('not-found-page a[href="/dashboard/payments"]');
     await page.waitForSelector('payments-page h1');
     assert.equal(await page.evaluate('location.pathname + location.search'), '/dashboard/payments');
+    for (const address of ['/dashboard', '/dashboard/', '/dashboard/login', ...PAGES.map((name) => `/dashboard/${name}`), `/dashboard/payments/${'0'.repeat(8)}`]) {
+      assert.equal((await fetch(`${server.url}${address}`)).status, 200, address);
+    }
     assert.equal(await page.evaluate('document.title'), shellTitle);
     await page.browserContext().close();
   });
