@@ -110,14 +110,91 @@ export const parseJsonBody: RequestHandler = (req, _res, next) => {
     return;
   }
   const text = raw.toString('utf8', hasBom(raw) ? 3 : 0);
+  let body: unknown;
   try {
-    req.body = JSON.parse(text);
+    body = JSON.parse(text);
   } catch (err) {
     next(new ApiError(400, 'invalid-json', `The request body is not valid JSON (${(err as Error).message}).`));
     return;
   }
+  const repeated = repeatedName(text, body);
+  if (repeated !== undefined) {
+    next(new ApiError(400, 'invalid-json', `The request body gives the name ${JSON.stringify(repeated)} twice in one object; send each name once (readers of JSON differ on which one counts).`));
+    return;
+  }
+  req.body = body;
   next();
 };
+
+/**
+ * The first name that one object of `text` gives twice, or undefined; `text` is valid JSON and
+ * `value` what JSON.parse made of it. JSON.parse keeps the last of a repeated name without a word,
+ * so {"amount": "1", "amount": "100"} would be read as 100 where another reader takes 1. A colon
+ * outside strings follows each name, so the text repeats one exactly when it has more such colons
+ * than the value has members: one pass over the text, and only then a second to find the name.
+ */
+export function repeatedName(text: string, value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  return colonsOutsideStrings(text) === membersOf(value) ? undefined : firstRepeatedName(text);
+}
+
+// The index of the quote that closes the string opening at `start`.
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) return i;
+    i += c === 0x5c ? 2 : 1;
+  }
+}
+
+function colonsOutsideStrings(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i);
+    else if (c === 0x3a) count += 1;
+  }
+  return count;
+}
+
+// Members of every object in the value, without recursion (a body may nest thousands deep).
+function membersOf(value: object): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    const children = Array.isArray(next) ? next : Object.values(next);
+    if (!Array.isArray(next)) count += children.length;
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push(child);
+  }
+  return count;
+}
+
+// The text again, each open object with the names it has given so far (arrays hold none).
+function firstRepeatedName(text: string): string | undefined {
+  const open: Array<Set<string> | undefined> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) open.push(new Set());
+    else if (c === 0x5b) open.push(undefined);
+    else if (c === 0x7d || c === 0x5d) open.pop();
+    else if (c === 0x22) {
+      const end = stringEnd(text, i);
+      let after = end + 1;
+      while (/\s/.test(text[after] ?? '')) after += 1;
+      const names = open.at(-1);
+      if (names && text[after] === ':') {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (names.has(name)) return name;
+        names.add(name);
+      }
+      i = end;
+    }
+  }
+  return undefined;
+}
 
 /** The whole chain for unsigned JSON bodies. */
 export const jsonBody: RequestHandler[] = [requireJsonContentType, readRawBody, parseJsonBody];

@@ -82,6 +82,28 @@ describe('bodies that cannot be read', () => {
     assert.match(response.body.error.message, /^The request body is not valid JSON \(.+\)\.$/);
   });
 
+  test('refuses a name given twice in one object with 400 invalid-json naming it, and creates nothing', async () => {
+    const before = await tableCounts();
+    const twice = (name: string) => ({ error: { code: 'invalid-json', message: `The request body gives the name "${name}" twice in one object; send each name once (readers of JSON differ on which one counts).` } });
+    const cases: Array<[string, string, string]> = [
+      ['/payment', '{"amount": "1", "asset": {"short": "BTC", "network": "bitcoin"}, "amount": "100"}', 'amount'],
+      ['/payment', '{"amount":"1","asset":{"short":"BTC","network":"bitcoin","short":"ETH"}}', 'short'],
+      // The same name in two spellings that JSON reads alike.
+      ['/payment', '{"amount":"1","asset":{"short":"BTC","network":"bitcoin"},"\\u0061mount":"2"}', 'amount'],
+      ['/withdrawal', `{"amount":"0.1","asset":{"short":"ETH","network":"ethereum"},"addressTo":"${ETH_ADDRESS}","addressTo":"0x0000000000000000000000000000000000000001"}`, 'addressTo'],
+    ];
+    for (const [path, body, name] of cases) {
+      const response = await rawPost(path, body);
+      assert.equal(response.status, 400, body);
+      assert.deepEqual(response.body, twice(name), body);
+    }
+    assert.deepEqual(await tableCounts(), before);
+    // Names repeated in different objects, and colons and quotes inside strings, are no repeat.
+    const fine = await rawPost('/payment', '{"amount":"1","asset":{"short":"BTC","network":"bitcoin"},"invoice":"a:\\"b\\": {\\"amount\\": 2}","customer":{"name":"x:y"}}');
+    assert.equal(fine.status, 200, JSON.stringify(fine.body));
+    assert.equal(fine.body.invoice, 'a:"b": {"amount": 2}');
+  });
+
   test('answers an empty body with 400 invalid-json', async () => {
     const response = await rawPost('/payment', '');
     assert.equal(response.status, 400);
