@@ -126,7 +126,7 @@ export class RefundsPage extends ListPageElement {
                 <td class="mono nowrap" title=${r.id}>${r.id.slice(0, 8)}</td>
                 <td class="status-cell" tabindex="-1"><span class="status status-${r.status.toLowerCase()}">${r.status}</span>${r.failureReason ? html`<br /><small>${r.failureReason}</small>` : ''}</td>
                 <td class="amount">${r.amount} ${r.asset.short}</td>
-                <td>${r.addressTo ? elided(r.addressTo) : (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}</td>
+                <td>${r.addressTo ? elided(r.addressTo) : (r.claimUrl ? html`<a href=${r.claimUrl}>claim link</a>` : 'awaiting the payer')}${r.txnId ? html`<br /><small>tx ${elided(r.txnId, 6)}</small>` : ''}</td>
                 ${this.paymentId ? '' : html`<td class="nowrap"><a href="/dashboard/payments/${r.paymentId}">${r.paymentId.slice(0, 8)}<span class="visually-hidden"> (payment ${r.paymentId})</span></a></td>`}
                 ${this.canChange
                   ? html`<td>

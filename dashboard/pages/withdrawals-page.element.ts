@@ -18,6 +18,8 @@ interface Withdrawal {
   destTag: string | null;
   invoice: string;
   txnId: string | null;
+  /** The network fee, taken from `amount`: the recipient gets the rest. */
+  fee: string;
   failureReason?: string | null;
   createdAt: string;
 }
@@ -127,8 +129,8 @@ export class WithdrawalsPage extends ListPageElement {
                 <td>${timeText(w.createdAt)}</td>
                 <td>${w.invoice}</td>
                 <td class="status-cell" tabindex="-1"><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
-                <td class="amount">${w.amount} ${w.asset.short}</td>
-                <td>${elided(w.addressTo)}</td>
+                <td class="amount">${w.amount} ${w.asset.short}<br /><small>fee ${w.fee}</small></td>
+                <td>${elided(w.addressTo)}${w.txnId ? html`<br /><small>tx ${elided(w.txnId, 6)}</small>` : ''}</td>
                 ${this.canChange
                   ? html`<td>${w.status === 'OPEN'
                       ? html`<div class="actions"><button type="button" @click=${() => void this.#approve(w)}>Approve<span class="visually-hidden"> ${w.invoice}</span></button>

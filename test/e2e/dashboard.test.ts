@@ -541,10 +541,25 @@ describe('the dashboard in Chromium', () => {
     const funding = await api.post('/payment', { amount: '1', asset: BTC, invoice: 'narrow-funding' });
     await postJson(`${server.api}/dev/transactions`, { address: funding.body.addressTo, amount: '1', asset: BTC, confirmations: 6 });
     const address = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
-    assert.equal((await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: address, invoice: 'narrow-1' })).status, 200);
-    assert.equal((await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.01', addressTo: address, reason: 'narrow' })).status, 200);
+    const withdrawal = await api.post('/withdrawal', { amount: '0.01', asset: BTC, addressTo: address, invoice: 'narrow-1' });
+    assert.equal(withdrawal.status, 200);
+    const refund = await api.post(`/payment/${funding.body.id}/refund`, { amount: '0.01', addressTo: address, reason: 'narrow' });
+    assert.equal(refund.status, 200);
+    // The refund's payout goes out at once on the simulated network: its row then names the transaction too.
+    let txnId: string | null = null;
+    for (let tries = 0; !txnId && tries < 100; tries++) {
+      txnId = (await api.get(`/refund/${refund.body.id}`)).body.txnId;
+      if (!txnId) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(txnId, 'the refund was paid out');
     const { page } = await newPage();
     await signIn(page, owner);
+    // A withdrawal's row says the network fee taken from its amount; a paid refund's, its transaction.
+    await page.goto(`${server.url}/dashboard/withdrawals`);
+    await page.waitForSelector(`withdrawals-page tr[data-id="${withdrawal.body.id}"]`);
+    assert.equal(await page.$eval(`withdrawals-page tr[data-id="${withdrawal.body.id}"] td.amount`, (cell) => (cell as unknown as { innerText: string }).innerText), `${withdrawal.body.amount} BTC\nfee ${withdrawal.body.fee}`);
+    await page.goto(`${server.url}/dashboard/refunds`);
+    await page.waitForSelector(`refunds-page tbody [title="${txnId}"]`);
     for (const width of [320, 375, 1280]) {
       await page.setViewport({ width, height: 800 });
       for (const name of ['withdrawals', 'refunds']) {
