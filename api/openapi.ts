@@ -82,11 +82,6 @@ function signedBody(schema: z.ZodType) {
   return { required: true, content: json(ref(schema)) };
 }
 
-// An action's body: `{}`, or none at all (X-HMAC then signs the empty body).
-function optionalActionBody(schema: z.ZodType) {
-  return { required: false, description: '`{}`, or no body at all (then with no Content-Type, and X-HMAC over the empty body).', content: json(ref(schema)) };
-}
-
 const uuidParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description });
 const idParameter = (what: string) => uuidParameter('id', `The ${what} id.`);
 const list = (item: z.ZodType) => ({
@@ -192,7 +187,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         summary: 'Extension: approve an OPEN withdrawal and send it',
         ...signed,
         parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
-        requestBody: optionalActionBody(WithdrawalActionInput),
+        requestBody: signedBody(WithdrawalActionInput),
         responses: {
           200: { description: 'The withdrawal, APPROVED, with txnId once broadcast.', content: json(ref(WithdrawalOutput)) },
           ...errors({
@@ -212,7 +207,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         summary: 'Extension: cancel an OPEN withdrawal (releases the reservation)',
         ...signed,
         parameters: [idParameter('withdrawal'), idempotencyKeyParameter],
-        requestBody: optionalActionBody(WithdrawalActionInput),
+        requestBody: signedBody(WithdrawalActionInput),
         responses: {
           200: { description: 'The withdrawal, CANCELLED.', content: json(ref(WithdrawalOutput)) },
           ...errors({
@@ -271,7 +266,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         summary: 'Extension: approve a REQUESTED refund (reserves the amount and pays it out)',
         ...signed,
         parameters: [idParameter('refund'), idempotencyKeyParameter],
-        requestBody: optionalActionBody(RefundActionInput),
+        requestBody: signedBody(RefundActionInput),
         responses: {
           200: { description: 'The refund, APPROVED, with withdrawalId (and txnId once broadcast).', content: json(ref(RefundOutput)) },
           ...errors({
@@ -291,7 +286,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
         summary: 'Extension: cancel a refund before its payout is signed (releases the reservation)',
         ...signed,
         parameters: [idParameter('refund'), idempotencyKeyParameter],
-        requestBody: optionalActionBody(RefundActionInput),
+        requestBody: signedBody(RefundActionInput),
         responses: {
           200: { description: 'The refund, CANCELLED.', content: json(ref(RefundOutput)) },
           ...errors({

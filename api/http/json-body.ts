@@ -196,32 +196,5 @@ function firstRepeatedName(text: string): string | undefined {
   return undefined;
 }
 
-// Whether a request carries a body: chunks, or a Content-Length other than 0.
-const announcesBody = (headers: { 'transfer-encoding'?: string; 'content-length'?: string }) =>
-  headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'].trim() !== '0');
-
-/**
- * For an action whose body is optional (approve, cancel: `{}` or nothing): a request with neither
- * a body nor a Content-Type passes; any other must declare UTF-8 JSON, as for every POST.
- */
-export const requireJsonContentTypeIfBody: RequestHandler = (req, res, next) => {
-  if (req.headers['content-type'] === undefined && !announcesBody(req.headers)) {
-    next();
-    return;
-  }
-  requireJsonContentType(req, res, next);
-};
-
-/** Parses an action's body as parseJsonBody does; an empty one reads as `{}`. */
-export const parseActionBody: RequestHandler = (req, res, next) => {
-  const raw: unknown = req.body;
-  if (!Buffer.isBuffer(raw) || raw.length === 0) {
-    req.body = {};
-    next();
-    return;
-  }
-  parseJsonBody(req, res, next);
-};
-
 /** The whole chain for unsigned JSON bodies. */
 export const jsonBody: RequestHandler[] = [requireJsonContentType, readRawBody, parseJsonBody];

@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.ts';
 import { ApiError } from '../http/api-error.ts';
 import { chain } from '../http/chain.ts';
 import { idempotentPost } from '../idempotency/idempotency.middleware.ts';
-import { parseActionBody, parseJsonBody, readRawBody, requireJsonContentType, requireJsonContentTypeIfBody } from '../http/json-body.ts';
+import { parseJsonBody, readRawBody, requireJsonContentType } from '../http/json-body.ts';
 import { rateLimit } from '../rate-limits/rate-limit.middleware.ts';
 
 /** What merchant requests go through besides the keys. */
@@ -107,11 +107,6 @@ export function createMerchantAuth(merchants: MerchantService, guards: MerchantG
      * the Idempotency-Key (if sent), then parsing.
      */
     signedJson: [chain(apiKeyGuard, requireJsonContentType, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseJsonBody)] as RequestHandler[],
-    /**
-     * For actions on a record (approve, cancel): as signedJson, but the body may also be left out
-     * (no bytes, no Content-Type; X-HMAC then signs the empty body), which reads as `{}`.
-     */
-    signedAction: [chain(apiKeyGuard, requireJsonContentTypeIfBody, readRawBody, verifySignature, idempotentPost(guards.idempotency, guards.logger), parseActionBody)] as RequestHandler[],
     /** For requests whose body is not read (a DELETE, a redelivery): API key, rate limit and X-HMAC over the bytes sent, usually none. */
     signed: [chain(apiKeyGuard, readRawBody, verifySignature)] as RequestHandler[],
   };

@@ -20,11 +20,11 @@ export function refundRoutes(refunds: RefundService, auth: MerchantAuth): Router
   router.get('/refund/:id', ...auth.apiKey, async (req, res) => {
     res.json(await refunds.get(res.locals.merchant, req.params.id as string));
   });
-  router.post('/refund/:id/approve', ...auth.signedAction, async (req, res) => {
+  router.post('/refund/:id/approve', ...auth.signedJson, async (req, res) => {
     parseOrThrow(RefundActionInput, req.body);
     res.json(await refunds.approve(res.locals.merchant, req.params.id as string));
   });
-  router.post('/refund/:id/cancel', ...auth.signedAction, async (req, res) => {
+  router.post('/refund/:id/cancel', ...auth.signedJson, async (req, res) => {
     parseOrThrow(RefundActionInput, req.body);
     res.json(await refunds.cancel(res.locals.merchant, req.params.id as string));
   });

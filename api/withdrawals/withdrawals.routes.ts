@@ -24,11 +24,11 @@ export function withdrawalRoutes(withdrawals: WithdrawalService, registry: Asset
   router.get('/:id', ...auth.apiKey, async (req, res) => {
     res.json(await withdrawals.get(res.locals.merchant, req.params.id as string));
   });
-  router.post('/:id/approve', ...auth.signedAction, async (req, res) => {
+  router.post('/:id/approve', ...auth.signedJson, async (req, res) => {
     parseOrThrow(WithdrawalActionInput, req.body);
     res.json(await withdrawals.approve(res.locals.merchant, req.params.id as string));
   });
-  router.post('/:id/cancel', ...auth.signedAction, async (req, res) => {
+  router.post('/:id/cancel', ...auth.signedJson, async (req, res) => {
     parseOrThrow(WithdrawalActionInput, req.body);
     res.json(await withdrawals.cancel(res.locals.merchant, req.params.id as string));
   });

@@ -423,7 +423,7 @@ function actionDraft(rng: Rng): Draft {
 const JUNK_API_KEYS = ['ak_not-a-real-key', "' OR '1'='1", 'ak_' + 'A'.repeat(4000), '<script>', 'null', 'Bearer ak_x'];
 
 /** Builds a POST to a JSON endpoint, possibly broken at the byte, header or auth level. */
-function postCase(rng: Rng, path: string, draft: Draft, options: { signed: boolean; validOutcomes: string[]; created?: 'payment' | 'withdrawal'; bodyOptional?: boolean }): FuzzCase {
+function postCase(rng: Rng, path: string, draft: Draft, options: { signed: boolean; validOutcomes: string[]; created?: 'payment' | 'withdrawal' }): FuzzCase {
   let raw: Buffer = Buffer.from(JSON.stringify(draft.body));
   let contentType: string | undefined = rng.pick(['application/json', 'application/json', 'application/json; charset=utf-8', 'Application/JSON']);
   const extraHeaders: Record<string, string> = {};
@@ -458,10 +458,9 @@ function postCase(rng: Rng, path: string, draft: Draft, options: { signed: boole
     intact = false;
   } else if (roll < 0.2) {
     raw = Buffer.alloc(0);
-    // An action (approve, cancel) reads no bytes as {}; every other POST needs its JSON.
-    expected = options.bodyOptional ? options.validOutcomes : ['400 invalid-json'];
+    expected = ['400 invalid-json'];
     notes.push('empty body');
-    intact = !!options.bodyOptional;
+    intact = false;
   } else if (roll < 0.24) {
     const replacement = rng.pick([...WRONG_TYPES.filter((v) => typeof v !== 'object' || Array.isArray(v)), null, 'null', deepJson(rng.int(100, 20000))]);
     raw = Buffer.from(typeof replacement === 'string' && replacement.startsWith('[') ? replacement : JSON.stringify(replacement));
@@ -605,7 +604,7 @@ function generateUnchecked(rng: Rng): FuzzCase {
     const action = rng.pick(['approve', 'cancel']);
     const draft = actionDraft(rng);
     const outcomes = kind === 'own' ? ['200', '409 invalid-state'] : NOT_FOUND_ID;
-    return postCase(rng, `/v2/withdrawal/${segment}/${action}`, draft, { signed: true, validOutcomes: outcomes, bodyOptional: true });
+    return postCase(rng, `/v2/withdrawal/${segment}/${action}`, draft, { signed: true, validOutcomes: outcomes });
   }
   if (roll < 0.58) return postCase(rng, '/v2/dev/transactions', devTransactionDraft(rng), { signed: false, validOutcomes: ['200'] });
   if (roll < 0.61) return postCase(rng, '/v2/dev/blocks', blocksDraft(rng), { signed: false, validOutcomes: ['200'] });
