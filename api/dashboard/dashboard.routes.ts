@@ -35,7 +35,9 @@ export function dashboardRoutes(services: AppServices, distDir: string, assets: 
   // Every other path is the app's: it routes on the client, so a reload or a shared link works. An
   // address with no page gets the app too (it says "Page not found", with the way on), as a 404.
   router.get(/^\/(?!api\/|assets\/).*/, (req, res) => {
-    if (!pageOf(new URL(req.originalUrl, 'http://path.invalid').pathname)) res.status(404);
+    // The path as a browser's location.pathname shows it (not parsed again: a request line in
+    // absolute form with a bad port would make new URL throw).
+    if (!pageOf(req.baseUrl + req.path)) res.status(404);
     res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');

@@ -183,7 +183,8 @@ function firstRepeatedName(text: string): string | undefined {
     else if (c === 0x22) {
       const end = stringEnd(text, i);
       let after = end + 1;
-      while (/\s/.test(text[after] ?? '')) after += 1;
+      // JSON's whitespace: space, tab, line feed, carriage return.
+      while ([0x20, 0x09, 0x0a, 0x0d].includes(text.charCodeAt(after))) after += 1;
       const names = open.at(-1);
       if (names && text[after] === ':') {
         const name = JSON.parse(text.slice(i, end + 1)) as string;

@@ -6,6 +6,7 @@
  * merchant's ids answered 404.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createUser, dashboardClient } from '../helpers/dashboard-client.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
@@ -343,6 +344,23 @@ describe('the payments report', () => {
 });
 
 describe('the page and the live feed', () => {
+  test('an address with no page is a 404 with the app, also for a request line in absolute form', async () => {
+    assert.equal((await fetch(`${server.url}/dashboard/nosuchpage`)).status, 404);
+    assert.equal((await fetch(`${server.url}/dashboard`)).status, 200);
+    // A raw request line naming scheme, host and a port out of range: answered, never a 500.
+    const port = new URL(server.url).port;
+    for (const [target, status] of [['http://x:99999/dashboard/payments', 200], ['http://x:99999/dashboard/nosuchpage', 404]] as const) {
+      const head = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+        socket.on('end', () => resolve(received.split('\r\n')[0]!));
+        socket.on('error', reject);
+      });
+      assert.match(head, new RegExp(`^HTTP/1.1 ${status} `), target);
+    }
+  });
+
   test('the page carries a CSP without inline scripts, and refuses framing', async () => {
     const response = await fetch(`${server.url}/dashboard/payments/anything`);
     assert.equal(response.status, 200);
