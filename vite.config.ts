@@ -40,6 +40,7 @@ const SAMPLE_PAYMENT = {
   // The default start runs simulated networks, whose pages carry the test-network notice.
   exception: null,
   overpaidAmount: null,
+  refund: null,
   testNetwork: true,
   price: { amount: '640.00', currency: 'USD' },
   rate: { value: '64000', currency: 'USD', sources: ['coinbase', 'kraken', 'bitstamp'] as string[], at: '2026-11-22T02:52:30.000Z' },

@@ -116,13 +116,26 @@ export function statusDetail(view: CheckoutView, m: Messages): string {
       const onTime = sum(false);
       const late = sum(true);
       const arrived = [isPositive(onTime) ? m.arrivedInTime(amount(onTime)) : '', isPositive(late) ? m.arrivedLate(amount(late)) : ''].filter(Boolean);
-      return m.expiredPartial(amount(view.amount), listText(m.locale, arrived), merchant);
+      const expired = m.expiredPartial(amount(view.amount), listText(m.locale, arrived), merchant);
+      const refund = refundText(view, m);
+      return refund ? `${expired} ${refund}` : expired;
     }
   }
 }
 
-// A payer who sent more than asked is told how much more, and that the shop can give it back.
+// A refund the shop decided on: on its way, or sent. Undefined when there is none.
+function refundText(view: CheckoutView, m: Messages): string | undefined {
+  const refund = view.refund;
+  if (!refund || !isPositive(refund.amount)) return undefined;
+  const amount = amountText(refund.amount, view.asset, m.locale);
+  return refund.sent ? m.refundSent(view.merchant.name, amount) : m.refundUnderway(view.merchant.name, amount);
+}
+
+// A payer who sent more than asked is told how much more, and that the shop can give it back; once
+// the shop has decided on a refund, that it is on its way or sent instead.
 function withOverpaid(detail: string, view: CheckoutView, m: Messages): string {
+  const refund = refundText(view, m);
+  if (refund) return `${detail} ${refund}`;
   const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : undefined;
   if (!extra || !isPositive(extra)) return detail;
   return `${detail} ${m.overpaid(view.merchant.name, amountText(extra, view.asset, m.locale))}`;

@@ -72,6 +72,11 @@ export interface CheckoutView {
   exception?: 'OVERPAID' | 'UNDERPAID' | 'PAID_LATE' | null;
   /** How much more than `amount` arrived in time, on an OVERPAID payment; null otherwise (absent from older servers). */
   overpaidAmount?: string | null;
+  /**
+   * The refunds the merchant decided on (awaiting the payer's address, being paid out, or paid):
+   * their total and whether all are paid; null when none (absent from older servers).
+   */
+  refund?: { amount: string; sent: boolean } | null;
   /** The server's clock when the view was made; the countdown runs against it. */
   serverTime: string;
 }
@@ -118,6 +123,7 @@ export function parseCheckoutView(json: unknown): CheckoutView {
   strings(view.merchant as Json, 'merchant.', ['siteUrl', 'logoUrl'], true);
   check(view.testNetwork === undefined || typeof view.testNetwork === 'boolean', 'testNetwork');
   check(view.overpaidAmount === undefined || view.overpaidAmount === null || typeof view.overpaidAmount === 'string', 'overpaidAmount');
+  check(view.refund === undefined || view.refund === null || (isObject(view.refund) && typeof view.refund.amount === 'string' && typeof view.refund.sent === 'boolean'), 'refund');
   check(Array.isArray(view.transactions), 'transactions');
   for (const item of view.transactions as unknown[]) {
     check(isObject(item), 'transactions[]');

@@ -29,6 +29,16 @@ export const CheckoutOutput = z
     ),
     exception: PaymentExceptionOutput,
     overpaidAmount: OverpaidAmountOutput,
+    refund: z
+      .object({
+        amount: z.string().meta({ description: 'The total of those refunds, in the asset (the network fee comes out of it).' }),
+        sent: z.boolean().meta({ description: 'Every one of them is paid out and confirmed (COMPLETE).' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'Extension: the refunds the merchant decided on for this payment (awaiting the payer\'s address, being paid out, or paid; not a request the merchant has yet to approve, nor a cancelled one), or null when there is none. The payer page says the refund is on its way, or sent, instead of offering one.',
+      }),
     testNetwork: z.boolean().meta({
       description:
         "Extension: true when the asset's network is simulated (SIMULATOR on, no node for it). Its addresses look real but nothing sent to them is watched or counted; the payer page says \"Test network: no real funds move\".",

@@ -60,7 +60,7 @@ export function createCheckoutService(deps: {
   // The payer's view shows the merchant's name, site and logo: a profile edit drops every view.
   let merchantsSeen = merchants.changes();
 
-  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number): RenderedView {
+  function render(payment: Payment, transactions: PaymentTransaction[], merchant: Merchant, now: number, refund: CheckoutOutput['refund']): RenderedView {
     const figures = paymentFigures(registry, payment, transactions, now);
     const body: Omit<CheckoutOutput, 'serverTime'> = {
       id: payment.id,
@@ -88,6 +88,7 @@ export function createCheckoutService(deps: {
       })),
       exception: figures.exception,
       overpaidAmount: figures.overpaidAmount,
+      refund,
       testNetwork: isSimulated(figures.asset.network),
       price: payment.price,
       rate: rateOutput(payment.rate),
@@ -109,12 +110,16 @@ export function createCheckoutService(deps: {
   async function renderCurrent(id: string, now: number): Promise<RenderedView | undefined> {
     const read = await uow.snapshot(async (stores) => {
       const payment = await stores.payments.findById(id);
-      return payment && { payment, transactions: await stores.payments.transactionsOf(payment.id) };
+      if (!payment) return undefined;
+      const transactions = await stores.payments.transactionsOf(payment.id);
+      // A refund changes the payment's version (a trigger), so a view kept by version shows it.
+      const refund = await stores.refunds.payerRefundOf(payment.id, registry.byId(payment.assetId).decimals);
+      return { payment, transactions, refund: refund ?? null };
     });
     if (!read) return undefined;
     const merchant = await merchants.findById(read.payment.merchantId);
     if (!merchant) throw new Error(`payment ${id} names merchant ${read.payment.merchantId}, which does not exist`);
-    return render(read.payment, read.transactions, merchant, now);
+    return render(read.payment, read.transactions, merchant, now, read.refund);
   }
 
   function snapshotAt(rendered: RenderedView, now: number): CheckoutSnapshot {

@@ -3,6 +3,7 @@
  * transaction and why it waits), so the record never copies what the withdrawal owns.
  */
 import { type Dialect, jsonTextList, type Sql } from '../db/database.ts';
+import { formatCounted, sumAmounts } from '../shared/money.ts';
 
 /** Every refund status (contract section 17). */
 export const REFUND_STATUSES = ['AWAITING_ADDRESS', 'REQUESTED', 'APPROVED', 'COMPLETE', 'CANCELLED'] as const;
@@ -148,6 +149,20 @@ export class RefundStore {
   async pendingAmountsOf(paymentId: string): Promise<string[]> {
     const rows = await this.sql.all<{ amount: string }>("SELECT amount FROM refunds WHERE payment_id = ? AND status <> 'CANCELLED'", [paymentId]);
     return rows.map((row) => row.amount);
+  }
+
+  /**
+   * What the payer is told of the refunds the merchant decided on (awaiting the payer's address,
+   * being paid out, or paid): their total and whether every one is paid; undefined when none. A
+   * payer's own request the merchant has not approved yet, and a cancelled refund, are not counted.
+   */
+  async payerRefundOf(paymentId: string, decimals: number): Promise<{ amount: string; sent: boolean } | undefined> {
+    const rows = await this.sql.all<{ amount: string; status: string }>(
+      "SELECT amount, status FROM refunds WHERE payment_id = ? AND status IN ('AWAITING_ADDRESS', 'APPROVED', 'COMPLETE')",
+      [paymentId],
+    );
+    if (rows.length === 0) return undefined;
+    return { amount: formatCounted(sumAmounts(rows.map((row) => row.amount)), decimals), sent: rows.every((row) => row.status === 'COMPLETE') };
   }
 
   /** The same for several payments, grouped by payment id (every id present). */

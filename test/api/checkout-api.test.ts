@@ -14,6 +14,8 @@ const CONTRACT_FIELDS = [
   'testNetwork',
   // Extension (section 17): what is out of the ordinary about the funds received.
   'exception', 'overpaidAmount',
+  // Extension: the refunds the shop decided on, so the payer page stops offering one it has made.
+  'refund',
 ];
 /** Fails a wait that would otherwise hang; no test logic depends on it. */
 const DEADLINE_MS = 5_000;
@@ -146,6 +148,7 @@ describe('GET /v2/checkout/:id', () => {
       transactions: [],
       exception: null,
       overpaidAmount: null,
+      refund: null,
       testNetwork: true,
       price: null,
       rate: null,

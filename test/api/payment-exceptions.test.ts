@@ -125,6 +125,30 @@ describe('exceptions', () => {
     assert.doesNotMatch((await (await fetch(`${server.url}/pay?id=${exact.id}`)).text()), /more than was asked/);
   });
 
+  test('once the shop refunds an OVERPAID payment, its payer page says the refund is on its way, then sent', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '1.25', 6);
+    const status = async (lang: string) => /<div class="pay-status">(.*?)<\/div>/s.exec(await (await fetch(`${server.url}/pay?id=${payment.id}&lang=${lang}`)).text())?.[1];
+    const payerRefund = async () => (await everyView(payment.id)).payer.refund;
+    // One awaiting the payer's address counts at once; once cancelled it is gone again.
+    const unclaimed = await api.post(`/payment/${payment.id}/refund`, {});
+    assert.equal(unclaimed.status, 200, JSON.stringify(unclaimed.body));
+    assert.deepEqual(await payerRefund(), { amount: '0.25000000', sent: false });
+    assert.equal((await api.post(`/refund/${unclaimed.body.id}/cancel`, {})).status, 200);
+    assert.equal(await payerRefund(), null);
+    assert.match((await status('en'))!, /can refund the difference to you/);
+    // Made with the payer's address: paid out at once, complete once its transaction confirms.
+    const refund = await api.post(`/payment/${payment.id}/refund`, { addressTo: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    assert.deepEqual(await payerRefund(), { amount: '0.25000000', sent: false });
+    assert.equal(await status('en'), `<h2>Payment complete</h2><p>${SHOP} has received 1.25 BTC. Thank you! ${SHOP} is refunding 0.25 BTC to you (less the network fee).</p>`);
+    await postJson(`${server.api}/dev/blocks`, { network: 'bitcoin', count: 6 });
+    assert.equal((await api.get(`/refund/${refund.body.id}`)).body.status, 'COMPLETE');
+    assert.deepEqual(await payerRefund(), { amount: '0.25000000', sent: true });
+    assert.equal(await status('en'), `<h2>Payment complete</h2><p>${SHOP} has received 1.25 BTC. Thank you! ${SHOP} has refunded 0.25 BTC to you (less the network fee).</p>`);
+    assert.equal(await status('de'), `<h2>Zahlung abgeschlossen</h2><p>${SHOP} hat 1,25 BTC erhalten. Vielen Dank! ${SHOP} hat Ihnen 0,25 BTC erstattet (abzüglich der Netzwerkgebühr).</p>`);
+  });
+
   test('UNDERPAID once expired with too little, before and after the sweep stores it', async () => {
     const payment = await newPayment('1');
     await pay(payment, '0.4', 6);

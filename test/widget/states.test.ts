@@ -194,6 +194,25 @@ describe('<crypto-checkout> states', () => {
     expect(partText(el, 'status')).to.contain('This request for 0.01 BTC expired before the full amount arrived. 0.001 BTC arrived after it expired: contact Demo Store');
   });
 
+  it('refunded: a refund the shop decided on replaces the offer, on its way and then sent', async () => {
+    const overpaid: CheckoutView = { ...completeView(), totalReceivedAmount: '0.0125', exception: 'OVERPAID', overpaidAmount: '0.0025' };
+    serve({ ...overpaid, refund: { amount: '0.00250000', sent: false } });
+    const underway = await renderLoaded();
+    expect(text($(underway, '.status-detail'))).to.equal('Demo Store has received 0.0125 BTC. Thank you! Demo Store is refunding 0.0025 BTC to you (less the network fee).');
+    await expect(underway).to.be.accessible();
+    fixtureCleanup();
+    network!.restore();
+    serve({ ...overpaid, refund: { amount: '0.00250000', sent: true } });
+    const sent = await renderLoaded({ lang: 'fr' });
+    expect(text($(sent, '.status-detail'))).to.contain('Demo Store vous a remboursé 0,0025 BTC (moins les frais de réseau).');
+    fixtureCleanup();
+    network!.restore();
+    // After what arrived on an expired payment.
+    serve({ ...expiredView(true), refund: { amount: '0.00500000', sent: true } });
+    const expired = await renderLoaded();
+    expect(partText(expired, 'status')).to.contain('do not send more to this address. Demo Store has refunded 0.005 BTC to you (less the network fee).');
+  });
+
   it('not found: a clear message and no retry button', async () => {
     network = fakeNetwork(() => notFoundResponse());
     const el = await renderCheckout();

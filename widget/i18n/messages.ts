@@ -21,6 +21,10 @@ export interface Messages {
   completed(merchant: string, received: string): string;
   /** Said after `completed` (or `confirming`) when more than the amount arrived: how much more, and that the shop can refund it. */
   overpaid(merchant: string, extra: string): string;
+  /** Said instead of `overpaid` (or after `expiredPartial`) once the shop has decided on a refund that is not paid yet. */
+  refundUnderway(merchant: string, amount: string): string;
+  /** The same once every such refund is paid. */
+  refundSent(merchant: string, amount: string): string;
   expiredEmpty(merchant: string): string;
   expiredPartial(amount: string, arrived: string, merchant: string): string;
   arrivedInTime(amount: string): string;
