@@ -116,6 +116,32 @@ describe('registering endpoints', () => {
     assert.equal((await api.send('DELETE', '/webhooks/not-an-id')).status, 404);
   });
 
+  test('the same URL registered twice is two endpoints, each with its secret, sent the same event with the same webhook-id', async () => {
+    // How a secret is changed without missing an event: register again, switch, delete the old one.
+    const shop = merchantApi(server, await server.createMerchant('Rotating Shop'));
+    const old = await register('/rotating', undefined, shop);
+    const fresh = await register('/rotating', undefined, shop);
+    assert.equal(fresh.url, old.url);
+    assert.notEqual(fresh.id, old.id);
+    assert.notEqual(fresh.secret, old.secret);
+    const payment = await newPayment('0.5', BTC, shop);
+    await pay(payment, '0.5');
+    await dispatch();
+    const received = receiver.at('/rotating').filter((r) => JSON.parse(r.body).type === 'payment.confirming' && JSON.parse(r.body).data.id === payment.id);
+    assert.equal(received.length, 2, 'one copy to each endpoint');
+    assert.equal(received[0]!.headers['webhook-id'], received[1]!.headers['webhook-id']);
+    // Each copy is signed with its own endpoint's secret.
+    const verifies = (secret: string) => received.filter((r) => {
+      try {
+        new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    }).length;
+    assert.deepEqual([verifies(old.secret), verifies(fresh.secret)], [1, 1]);
+  });
+
   test('a merchant may hold 20 endpoints; the 21st is 409 webhook-limit-reached', async () => {
     const client = merchantApi(server, await server.createMerchant('Many Hooks'));
     for (let i = 0; i < 20; i += 1) await register(`/many-${i}`, undefined, client);
