@@ -35,6 +35,8 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 
 const EVENTS_PER_TURN = 50;
 const POLL_MS = 500;
 const NUDGE_MS = 20;
+/** How often a redelivery waiting for its endpoint tries to claim it. */
+const REDELIVERY_CLAIM_EVERY_MS = 50;
 
 /** What the dispatcher needs. */
 export interface WebhookDispatcherDeps {
@@ -92,12 +94,17 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     return outcome.error === null;
   }
 
+  // Endpoints a redelivery of this instance waits for (how many wait): a turn gives them up
+  // between two events, so a merchant's redelivery does not wait behind a whole backlog.
+  const redeliveriesWaiting = new Map<string, number>();
+
   // Sends the endpoint's due events in order while this instance holds it; a failure ends the turn
-  // (an endpoint that does not answer holds its slot for one deadline, not one per queued event).
+  // (an endpoint that does not answer holds its slot for one deadline, not one per queued event),
+  // and so does a redelivery waiting for the endpoint (the next poll starts a turn again).
   async function drain(endpointId: string): Promise<number> {
     let sent = 0;
     try {
-      while (sent < EVENTS_PER_TURN) {
+      while (sent < EVENTS_PER_TURN && !redeliveriesWaiting.has(endpointId)) {
         const now = clock();
         if (!(await uow.stores.webhooks.claimEndpoint(endpointId, holder, now, now + claimMs))) break;
         const endpoint = await uow.stores.webhooks.findEndpoint(endpointId);
@@ -167,7 +174,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
           refill = false;
           if (slots.free() === 0) break;
           const due = await uow.stores.webhooks.endpointsWithDue(clock(), { perMerchant: SLOTS_PER_MERCHANT, limit: 4 * PARALLEL_ENDPOINTS });
-          for (const { endpointId, merchantId } of due) begin(endpointId, merchantId);
+          // Not one a redelivery of this instance waits for: it is about to claim it.
+          for (const { endpointId, merchantId } of due) if (!redeliveriesWaiting.has(endpointId)) begin(endpointId, merchantId);
         } while (refill);
       } finally {
         filling = undefined;
@@ -198,14 +206,35 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     /**
      * Sends one event again now, as a new attempt with the same webhook-id, while holding the
      * endpoint as a turn does (so it never races an attempt of the schedule). Accepted, it settles
-     * the event's queued delivery; refused, the schedule stays as it was. Throws `InvalidState` if the
-     * endpoint is being sent to, `NotFound` if it or the event's delivery is gone.
+     * the event's queued delivery; refused, the schedule stays as it was. While the endpoint is
+     * being sent to it waits, up to one attempt's deadline, for the endpoint to be free: a turn of
+     * this instance gives it up after its current attempt. Throws `InvalidState` if the endpoint is
+     * still busy then (another instance's turn), `NotFound` if it or the event's delivery is gone.
      */
     async redeliver(endpoint: WebhookEndpoint, event: { id: string; type: string; body: string }): Promise<WebhookAttempt> {
       // A claim of its own, not the instance's: a turn of this instance holding the endpoint must refuse it too.
       const redelivery = randomUUID();
-      const now = clock();
-      const claimed = await uow.stores.webhooks.claimEndpoint(endpoint.id, redelivery, now, now + claimMs, { evenDisabled: true });
+      const claim = () => {
+        const now = clock();
+        return uow.stores.webhooks.claimEndpoint(endpoint.id, redelivery, now, now + claimMs, { evenDisabled: true });
+      };
+      let claimed = await claim();
+      if (!claimed && (await uow.stores.webhooks.findEndpoint(endpoint.id))) {
+        redeliveriesWaiting.set(endpoint.id, (redeliveriesWaiting.get(endpoint.id) ?? 0) + 1);
+        try {
+          const until = Date.now() + deps.send.timeoutMs + SECOND;
+          while (!claimed && Date.now() < until) {
+            await new Promise((resolve) => setTimeout(resolve, REDELIVERY_CLAIM_EVERY_MS));
+            claimed = await claim();
+          }
+        } finally {
+          const left = redeliveriesWaiting.get(endpoint.id)! - 1;
+          if (left === 0) redeliveriesWaiting.delete(endpoint.id);
+          else redeliveriesWaiting.set(endpoint.id, left);
+        }
+        // The turn that gave the endpoint up left its due events for the next one.
+        nudge();
+      }
       try {
         // Read again under the claim: a turn may have disabled it (410) since the caller read it.
         const current = await uow.stores.webhooks.findEndpoint(endpoint.id);

@@ -447,7 +447,31 @@ describe('failing endpoints', () => {
     assert.equal(new Set(receiver.at('/still-down').map((r) => r.headers['webhook-id'])).size, 1);
   });
 
-  test('a redelivery while the endpoint is being sent to (by another instance) is 409 invalid-state and sends nothing', async () => {
+  test('a redelivery while this instance sends the endpoint a backlog waits for the attempt under way, not for the backlog', async () => {
+    const endpoint = await register('/backlog', ['payment.completed'], shop);
+    await completePayment();
+    await dispatch();
+    const [first] = (await shop.get(`/webhooks/${endpoint.id}/deliveries`)).body.data;
+    // Ten events queued, each answered after 200 ms: a turn of two seconds.
+    receiver.answer('/backlog', { status: 204, delayMs: 200 });
+    for (let i = 0; i < 10; i++) await completePayment();
+    const draining = dispatch();
+    for (let i = 0; i < 100 && receiver.at('/backlog').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(receiver.at('/backlog').length >= 2, 'the turn over the backlog has begun');
+    const redelivered = await shop.send('POST', `/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`);
+    assert.equal(redelivered.status, 200, JSON.stringify(redelivered.body));
+    assert.deepEqual([redelivered.body.eventId, redelivered.body.statusCode], [first.eventId, 204]);
+    assert.ok(receiver.at('/backlog').length <= 5, `sent before the backlog was through (${receiver.at('/backlog').length} requests in)`);
+    // The rest of the backlog then goes, each event once.
+    await draining;
+    await dispatch();
+    const ids = receiver.at('/backlog').map((r) => r.headers['webhook-id']);
+    assert.equal(ids.length, 12);
+    assert.equal(new Set(ids).size, 11);
+    assert.equal(ids.filter((id) => id === ids[0]).length, 2, 'the first event twice: its delivery and the redelivery');
+  });
+
+  test('a redelivery while another instance sends to the endpoint waits one attempt\'s deadline, then is 409 invalid-state and sends nothing', async () => {
     const endpoint = await register('/busy', ['payment.completed'], shop);
     receiver.answer('/busy', { status: 500 });
     await completePayment();
