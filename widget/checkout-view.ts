@@ -73,8 +73,8 @@ export interface CheckoutView {
   /** How much more than `amount` arrived in time, on an OVERPAID payment; null otherwise (absent from older servers). */
   overpaidAmount?: string | null;
   /**
-   * The refunds the merchant decided on (awaiting the payer's address, being paid out, or paid):
-   * their total and whether all are paid; null when none (absent from older servers).
+   * The refunds on their way to the payer (being paid out, or paid): their total and whether all
+   * are paid; null when none (absent from older servers).
    */
   refund?: { amount: string; sent: boolean } | null;
   /** The server's clock when the view was made; the countdown runs against it. */

@@ -37,7 +37,7 @@ export const CheckoutOutput = z
       .nullable()
       .meta({
         description:
-          'Extension: the refunds the merchant decided on for this payment (awaiting the payer\'s address, being paid out, or paid; not a request the merchant has yet to approve, nor a cancelled one), or null when there is none. The payer page says the refund is on its way, or sent, instead of offering one.',
+          'Extension: the refunds of this payment on their way to the payer (being paid out, or paid; not one still waiting for the payer\'s address or for the merchant\'s approval, nor a cancelled one), or null when there is none. The payer page says the refund is on its way, or sent, instead of offering one.',
       }),
     testNetwork: z.boolean().meta({
       description:

@@ -152,13 +152,14 @@ export class RefundStore {
   }
 
   /**
-   * What the payer is told of the refunds the merchant decided on (awaiting the payer's address,
-   * being paid out, or paid): their total and whether every one is paid; undefined when none. A
-   * payer's own request the merchant has not approved yet, and a cancelled refund, are not counted.
+   * What the payer is told of the refunds on their way (being paid out, or paid): their total and
+   * whether every one is paid; undefined when none. One still waiting for the payer's address (its
+   * claim link goes to the payer by the merchant or by e-mail, not through the payer page), a
+   * payer's own request the merchant has not approved, and a cancelled one are not counted.
    */
   async payerRefundOf(paymentId: string, decimals: number): Promise<{ amount: string; sent: boolean } | undefined> {
     const rows = await this.sql.all<{ amount: string; status: string }>(
-      "SELECT amount, status FROM refunds WHERE payment_id = ? AND status IN ('AWAITING_ADDRESS', 'APPROVED', 'COMPLETE')",
+      "SELECT amount, status FROM refunds WHERE payment_id = ? AND status IN ('APPROVED', 'COMPLETE')",
       [paymentId],
     );
     if (rows.length === 0) return undefined;

@@ -219,6 +219,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
         return uow.stores.webhooks.claimEndpoint(endpoint.id, redelivery, now, now + claimMs, { evenDisabled: true });
       };
       let claimed = await claim();
+      // Waits while the endpoint is there (a deletion meanwhile ends the wait: NotFound below).
       if (!claimed && (await uow.stores.webhooks.findEndpoint(endpoint.id))) {
         redeliveriesWaiting.set(endpoint.id, (redeliveriesWaiting.get(endpoint.id) ?? 0) + 1);
         try {
@@ -226,14 +227,13 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
           while (!claimed && Date.now() < until) {
             await new Promise((resolve) => setTimeout(resolve, REDELIVERY_CLAIM_EVERY_MS));
             claimed = await claim();
+            if (!claimed && !(await uow.stores.webhooks.findEndpoint(endpoint.id))) break;
           }
         } finally {
           const left = redeliveriesWaiting.get(endpoint.id)! - 1;
           if (left === 0) redeliveriesWaiting.delete(endpoint.id);
           else redeliveriesWaiting.set(endpoint.id, left);
         }
-        // The turn that gave the endpoint up left its due events for the next one.
-        nudge();
       }
       try {
         // Read again under the claim: a turn may have disabled it (410) since the caller read it.
@@ -251,7 +251,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
         });
         return record;
       } finally {
-        if (claimed) await uow.stores.webhooks.releaseEndpoint(endpoint.id, redelivery).catch(() => {});
+        if (claimed) {
+          await uow.stores.webhooks.releaseEndpoint(endpoint.id, redelivery).catch(() => {});
+          // A turn may have given the endpoint up for this redelivery: its due events go on now.
+          nudge();
+        }
       }
     },
 
