@@ -129,7 +129,7 @@ export class WithdrawalsPage extends ListPageElement {
                 <td>${timeText(w.createdAt)}</td>
                 <td>${w.invoice}</td>
                 <td class="status-cell" tabindex="-1"><span class="status status-${w.status.toLowerCase()}">${w.status}</span>${w.failureReason ? html`<br /><small>${w.failureReason}</small>` : ''}</td>
-                <td class="amount">${w.amount} ${w.asset.short}<br /><small>fee ${w.fee}</small></td>
+                <td class="amount">${w.amount} ${w.asset.short}<br /><small>fee ${w.fee} ${w.asset.short}</small></td>
                 <td>${elided(w.addressTo)}${w.txnId ? html`<br /><small>tx ${elided(w.txnId, 6)}</small>` : ''}</td>
                 ${this.canChange
                   ? html`<td>${w.status === 'OPEN'

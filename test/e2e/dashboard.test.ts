@@ -557,7 +557,7 @@ describe('the dashboard in Chromium', () => {
     // A withdrawal's row says the network fee taken from its amount; a paid refund's, its transaction.
     await page.goto(`${server.url}/dashboard/withdrawals`);
     await page.waitForSelector(`withdrawals-page tr[data-id="${withdrawal.body.id}"]`);
-    assert.equal(await page.$eval(`withdrawals-page tr[data-id="${withdrawal.body.id}"] td.amount`, (cell) => (cell as unknown as { innerText: string }).innerText), `${withdrawal.body.amount} BTC\nfee ${withdrawal.body.fee}`);
+    assert.equal(await page.$eval(`withdrawals-page tr[data-id="${withdrawal.body.id}"] td.amount`, (cell) => (cell as unknown as { innerText: string }).innerText), `${withdrawal.body.amount} BTC\nfee ${withdrawal.body.fee} BTC`);
     await page.goto(`${server.url}/dashboard/refunds`);
     await page.waitForSelector(`refunds-page tbody [title="${txnId}"]`);
     for (const width of [320, 375, 1280]) {
