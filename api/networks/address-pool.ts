@@ -22,6 +22,13 @@ export interface ReceivingAddress {
 export type OneStatementAddress = { network: string; pooled: true } | { network: string; pooled: false; address: string; destTag: string };
 
 const BATCH = 100;
+/**
+ * The pool of a network whose addresses are made in this thread (a Monero wallet's subaddresses:
+ * about 3 ms each, and each one its wallet must also be told of, however long before it is
+ * handed out) holds at most this many, made this many at a time.
+ */
+export const IN_THREAD_POOL = 50;
+const IN_THREAD_BATCH = 10;
 
 /** Destination tags reserved at once per tagged network, and how few left start the next reservation. */
 export const TAG_BLOCK = 50;
@@ -195,25 +202,38 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
   // once a second while none came for IDLE_MS), or at once when three quarters are gone. So a
   // burst of creates on one network runs on addresses derived before it, with no derivation
   // competing for the CPU, and the pool never runs dry (creates would then derive keys inline).
-  const threshold = Math.ceil(poolSize / 4);
-  const urgentThreshold = Math.ceil((poolSize * 3) / 4);
+  const sizeOf = (network: string) => (derivers[network] ? Math.min(poolSize, IN_THREAD_POOL) : poolSize);
+  const threshold = (network: string) => Math.ceil(sizeOf(network) / 4);
+  const urgentThreshold = (network: string) => Math.ceil((sizeOf(network) * 3) / 4);
   const derivedNetworks = registry.networks().filter((n) => n.receiveMode === 'derived').map((n) => n.name);
   let lastClaimAt = 0;
 
-  // Whether a network's pool, as last known, may have lost `gone` addresses (unknown counts as yes).
-  function mayNeedTopUp(network: string, gone = threshold): boolean {
+  // Whether a network's pool, as last known, may have lost a quarter (`urgent`: three quarters) of
+  // its addresses (unknown counts as yes).
+  function mayNeedTopUp(network: string, urgent = false): boolean {
     const known = unclaimed.get(network);
-    return known === undefined || poolSize - known >= gone;
+    return known === undefined || sizeOf(network) - known >= (urgent ? urgentThreshold(network) : threshold(network));
   }
 
+  // Counted again before each batch: instances that top the same pool up together (several
+  // started at once) stop once it is full, instead of each adding the whole size.
   async function topUp(network: string): Promise<void> {
     if (!mayNeedTopUp(network)) return;
+    const size = sizeOf(network);
     const counted = await store.countPooled(network);
     unclaimed.set(network, counted);
-    let missing = poolSize - counted;
-    if (missing < threshold) return;
+    let missing = size - counted;
+    if (missing < threshold(network)) return;
+    let first = true;
     while (missing > 0 && !closed) {
-      const count = Math.min(BATCH, missing);
+      if (!first) {
+        const recounted = await store.countPooled(network);
+        unclaimed.set(network, recounted);
+        missing = size - recounted;
+        if (missing <= 0) break;
+      }
+      first = false;
+      const count = Math.min(derivers[network] ? IN_THREAD_BATCH : BATCH, missing);
       const { fromIndex, xpub } = await reserve(store, network, count);
       const deriver = derivers[network];
       const addresses = deriver ? Array.from({ length: count }, (_, i) => deriver(fromIndex + i)) : await deriveInWorker({ network, xpub, fromIndex, count, chain: registry.network(network).chain });
@@ -300,7 +320,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
      */
     afterClaim(): Promise<void> {
       for (const [network, tags] of tagBlocks) if (tags.left() < TAG_LOW_WATER) reserveTags(network, tags);
-      if (poolSize === 0 || closed || refilling || !derivedNetworks.some((n) => mayNeedTopUp(n, urgentThreshold))) return Promise.resolve();
+      if (poolSize === 0 || closed || refilling || !derivedNetworks.some((n) => mayNeedTopUp(n, true))) return Promise.resolve();
       return this.refill();
     },
 
@@ -313,7 +333,7 @@ export function createAddressPool(deps: { uow: UnitOfWork; registry: AssetRegist
     refill(): Promise<void> {
       if (poolSize === 0 || closed) return Promise.resolve();
       // Called after every create: most of the time every pool is known to be well stocked.
-      if (!refilling && !derivedNetworks.some(mayNeedTopUp)) return Promise.resolve();
+      if (!refilling && !derivedNetworks.some((n) => mayNeedTopUp(n))) return Promise.resolve();
       if (refilling) {
         refillAgain = true;
         return refilling;

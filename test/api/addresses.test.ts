@@ -7,7 +7,9 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { HDKey } from '@scure/bip32';
 import { base58, base58xrp, bech32 } from '@scure/base';
 import { addressCodec } from '../../api/networks/address-codecs.ts';
+import { createAddressPool } from '../../api/networks/address-pool.ts';
 import { CLAIM_POOLED } from '../../api/networks/address.store.ts';
+import { silentLogger } from '../../api/shared/logger.ts';
 import { findNode, type PlanNode } from '../helpers/query-plan.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 
@@ -291,6 +293,30 @@ describe('withdrawal addressTo', () => {
       { path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' },
     ]);
   });
+});
+
+describe('the address pool of several instances', () => {
+  let fresh: TestServer;
+  before(async () => {
+    fresh = await startTestServer();
+  });
+  after(() => fresh.close());
+
+  test('two instances topping the same pool up at once stop when it is full, not at twice its size', async () => {
+    const { uow, registry } = fresh.services;
+    // As two processes on one database: pools of their own (their own counts), filling together.
+    const pools = [0, 1].map(() => createAddressPool({ uow, registry, poolSize: 300, logger: silentLogger() }));
+    try {
+      await Promise.all(pools.map((pool) => pool.refill()));
+      const sizes = await pools[0]!.sizes();
+      for (const network of ['bitcoin', 'litecoin', 'ethereum', 'tron']) {
+        assert.ok(sizes[network]! >= 300 && sizes[network]! <= 400, `${network}: ${sizes[network]} pooled, for a size of 300 (one batch of 100 over at most)`);
+      }
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()));
+    }
+  });
+
 });
 
 describe('the address pool', () => {

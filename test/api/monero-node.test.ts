@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readDemoMerchant } from '../../api/merchants/demo-merchant.ts';
+import { IN_THREAD_POOL } from '../../api/networks/address-pool.ts';
 import { COINBASE_UNLOCK, moneroInstalled, type MoneroNodes, type MoneroWalletProcess, startMonero } from '../helpers/monero.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { getJson, merchantApi, startTestServer, type TestServer } from '../helpers/test-server.ts';
@@ -175,6 +176,33 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
     assert.equal(record.amountDue, '0.70000000');
   });
 
+  test('a wallet file opened anew with fewer subaddresses is told of them again, and a payment to one past its lookahead is found', async () => {
+    // Subaddresses past the 200 a fresh wallet scans ahead of its last one.
+    const payments = [];
+    for (let i = 0; i < 205; i++) payments.push(await newPayment('0.01'));
+    await follow();
+    const last = payments.at(-1)!;
+    const { index } = await service.rpc<{ index: { minor: number } }>('get_address_index', { address: last.addressTo });
+    assert.ok(index.minor > 201, `minor ${index.minor}`);
+    // The same keys in a new wallet file, in the same monero-wallet-rpc (as after a restart that
+    // lost what was not saved): it has only its primary address, and it scans by itself.
+    const { key: spendKey } = await service.rpc<{ key: string }>('query_key', { key_type: 'spend_key' });
+    const { key: viewKey } = await service.rpc<{ key: string }>('query_key', { key_type: 'view_key' });
+    const { address } = await service.rpc<{ address: string }>('get_address', { account_index: 0 });
+    await service.rpc('close_wallet');
+    await service.rpc('generate_from_keys', { filename: 'wallet-again', address, spendkey: spendKey, viewkey: viewKey, password: '', restore_height: 0 });
+    await service.rpc('auto_refresh', { enable: false });
+    assert.equal((await service.rpc<{ addresses: unknown[] }>('get_address', { account_index: 0 })).addresses.length, 1);
+    const txid = await pay([last.addressTo, '0.01']);
+    await follow();
+    await confirm(txid, last.confirmsNeeded);
+    await follow();
+    const record = await read(last.id);
+    assert.equal(record.status, 'COMPLETE');
+    assert.deepEqual(seen(record), [[txid, '0.01000000', last.confirmsNeeded]]);
+    assert.ok((await service.rpc<{ addresses: unknown[] }>('get_address', { account_index: 0 })).addresses.length > index.minor, 'told of them again');
+  });
+
   test('GET /health shows monero following its daemon', async () => {
     await follow();
     const health = await getJson(`${server.url}/health`);
@@ -194,7 +222,8 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
     const wallet = await nodes.startWallet();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-xmr-restart-'));
     try {
-      const env = { DATA_DIR: dataDir, MONERO_WALLET_RPC_URL: wallet.rpcUrl, MONERO_DAEMON_RPC_URL: nodes.daemonUrl };
+      // A large pool: of Monero's, made in the main thread and each told to the wallet, only IN_THREAD_POOL.
+      const env = { DATA_DIR: dataDir, MONERO_WALLET_RPC_URL: wallet.rpcUrl, MONERO_DAEMON_RPC_URL: nodes.daemonUrl, ADDRESS_POOL_SIZE: '500' };
       const first = await startServerProcess(env);
       const keys = readDemoMerchant(dataDir)!;
       const payment = (await merchantApi({ api: `${first.url}/v2` }, keys).post('/payment', { amount: '0.3', asset: XMR })).body;
@@ -208,6 +237,12 @@ describe('monero through monero-wallet-rpc (regtest)', { skip }, () => {
           throw new Error(`${err.message}\nthe service said:\n${second.output()}`);
         });
         assert.deepEqual(seen(record), [[txid, '0.30000000', 10]]);
+        // Once the pool is full and the wallet told of it, two more polls (2 s each) tell it of nothing more.
+        const told = async () => (await wallet.rpc<{ addresses: unknown[] }>('get_address', { account_index: 0 })).addresses.length;
+        await until(told, (n) => n > IN_THREAD_POOL, 'the wallet told of the pool');
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        const count = await told();
+        assert.ok(count <= IN_THREAD_POOL + 2, `the wallet was told of ${count} subaddresses`);
       } finally {
         await second.stop();
       }

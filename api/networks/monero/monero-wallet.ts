@@ -75,10 +75,31 @@ export async function connectMoneroWallet(options: { wallet: MoneroRpc; daemon: 
     async knowHandedOut() {
       const next = await uow.stores.addresses.nextIndex(MONERO);
       // Subaddresses (0, 1) … (0, next) exist in the database: the wallet needs `next + 1` in all.
+      // A wallet restarted before it saved, or another wallet file opened at the same URL, may
+      // have fewer than were made here: asked for the last one it needs, it refuses (an RpcError),
+      // and then its own count is read again and it is told of them anew, with its own refresh off
+      // again (a restarted wallet scans by itself, before it knows of them).
+      if (next > 0 && created >= next + 1) {
+        const has = await wallet.call('get_address', { account_index: 0, address_index: [next] }).then(
+          () => true,
+          (err: unknown) => {
+            if (err instanceof RpcError) return false;
+            throw err;
+          },
+        );
+        if (!has) {
+          const again = await wallet.call<{ addresses: Array<{ address_index: number }> }>('get_address', { account_index: 0 });
+          created = Math.max(...again.addresses.map((a) => a.address_index)) + 1;
+          await wallet.call('auto_refresh', { enable: false });
+        }
+      }
+      const before = created;
       while (created < next + 1) {
         const made = await wallet.call<{ address_indices: number[] }>('create_address', { account_index: 0, count: Math.min(64, next + 1 - created) });
         created = Math.max(created, ...made.address_indices.map((i) => i + 1));
       }
+      // Saved at once: a wallet killed before it saves forgets the subaddresses made since.
+      if (created > before) await wallet.call('store');
     },
   };
 }
