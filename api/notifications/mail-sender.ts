@@ -10,6 +10,8 @@ import type { UnitOfWork } from '../unit-of-work.ts';
 
 /** Delays before each retry after a failed attempt: 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h. */
 export const MAIL_RETRY_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
+/** Attempts before a message the server never took is given up: about three days of retries. */
+export const MAX_MAIL_ATTEMPTS = 40;
 /** How long one attempt holds a message before another instance may take it. */
 const CLAIM_MS = 60_000;
 const BATCH = 20;
@@ -41,8 +43,22 @@ export function createMailSender(deps: { uow: UnitOfWork; clock: Clock; logger: 
         try {
           await transport.sendMail({ from, to: message.recipient, subject: message.subject, text: message.textBody, html: message.htmlBody });
         } catch (err) {
-          const delay = MAIL_RETRY_MS[Math.min(message.attempts, MAIL_RETRY_MS.length - 1)]!;
           const reason = err instanceof Error ? err.message : String(err);
+          // The server refused the recipient for good (a 5xx to RCPT TO: no such mailbox), or no
+          // attempt went through in three days: given up, and its bodies dropped (a refund's claim
+          // link is a bearer credential). A 5xx to anything else (the sender, authentication) is
+          // the installation's SMTP settings, which the operator fixes: retried.
+          const { responseCode, command } = err as { responseCode?: unknown; command?: unknown };
+          const refused = typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && command === 'RCPT TO';
+          if (refused || message.attempts + 1 >= MAX_MAIL_ATTEMPTS) {
+            await uow.stores.mail.giveUp(message.id, reason);
+            logger.warn(
+              { mailId: message.id, kind: message.kind, attempt: message.attempts + 1, reason },
+              refused ? 'mail refused by the mail server for its recipient; given up, not retried' : `mail not sent in ${MAX_MAIL_ATTEMPTS} attempts; given up`,
+            );
+            continue;
+          }
+          const delay = MAIL_RETRY_MS[Math.min(message.attempts, MAIL_RETRY_MS.length - 1)]!;
           await uow.stores.mail.markFailed(message.id, clock() + delay, reason);
           logger.warn({ mailId: message.id, kind: message.kind, attempt: message.attempts + 1, retryInMs: delay, reason }, 'mail not sent; it will be retried');
           continue;

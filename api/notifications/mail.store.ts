@@ -39,6 +39,9 @@ const toMessage = (row: MailRow): MailMessage => ({
   nextAttemptAt: Number(row.next_attempt_at),
 });
 
+/** The next attempt of a message given up: never. */
+export const MAIL_GIVEN_UP = Number.MAX_SAFE_INTEGER;
+
 /** SQL for the mail outbox, on the database or inside one transaction. */
 export class MailStore {
   constructor(private readonly sql: Sql) {}
@@ -73,6 +76,18 @@ export class MailStore {
   /** Records a failed attempt and when to try again. */
   async markFailed(id: string, nextAttemptAt: number, error: string): Promise<void> {
     await this.sql.run('UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?', [nextAttemptAt, error.slice(0, 500), id]);
+  }
+
+  /**
+   * Gives a message up: never due again (its next attempt at the largest safe time), its bodies
+   * dropped as for one sent, the reason kept.
+   */
+  async giveUp(id: string, error: string): Promise<void> {
+    await this.sql.run("UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, text_body = '', html_body = '' WHERE id = ?", [
+      MAIL_GIVEN_UP,
+      error.slice(0, 500),
+      id,
+    ]);
   }
 
   /** A message by id, with whether it went out (tests and the operator's look). */

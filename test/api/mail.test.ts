@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../api/config.ts';
-import { MAIL_RETRY_MS } from '../../api/notifications/mail-sender.ts';
+import { MAIL_RETRY_MS, MAX_MAIL_ATTEMPTS } from '../../api/notifications/mail-sender.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
 
@@ -99,6 +99,35 @@ describe('mail', () => {
     assert.equal(smtp.received.length, before + 1);
     assert.ok(smtp.received.at(-1)!.to.includes('dee@example.com'));
     assert.notEqual((await server.services.uow.stores.mail.find(`receipt:${paid.id}`))!.sentAt, null);
+  });
+
+  test('a recipient the server refuses for good is given up at once, its bodies dropped; one never reached, after three days', async () => {
+    smtp.refuse.add('nobody@example.com');
+    const before = smtp.received.length;
+    const bounced = await payment('1', '1', 'nobody@example.com');
+    assert.equal(await sendMail(), 0);
+    const given = (await server.services.uow.stores.mail.find(`receipt:${bounced.id}`))!;
+    assert.deepEqual([given.attempts, given.sentAt, given.textBody, given.htmlBody], [1, null, '', '']);
+    assert.match(given.lastError ?? '', /550/);
+    server.clock.advance(7 * 24 * 3600_000);
+    assert.equal(await sendMail(), 0, 'never tried again');
+    server.clock.set(NOW);
+    assert.equal(smtp.received.length, before);
+    // A server that never answers: retried on the schedule, then given up after MAX_MAIL_ATTEMPTS.
+    await smtp.stop();
+    try {
+      const unreached = await payment('1', '1', 'later@example.com');
+      for (let attempt = 1; attempt <= MAX_MAIL_ATTEMPTS; attempt++) {
+        await sendMail();
+        server.clock.advance(MAIL_RETRY_MS.at(-1)!);
+      }
+      const stored = (await server.services.uow.stores.mail.find(`receipt:${unreached.id}`))!;
+      assert.deepEqual([stored.attempts, stored.textBody], [MAX_MAIL_ATTEMPTS, '']);
+      assert.equal(await sendMail(), 0);
+    } finally {
+      server.clock.set(NOW);
+      await smtp.start();
+    }
   });
 
   test('reads SMTP_URL and SMTP_FROM, refusing what cannot be used', () => {

@@ -14,6 +14,8 @@ export interface ReceivedMail {
 export interface SmtpReceiver {
   port: number;
   received: ReceivedMail[];
+  /** Recipients refused with 550 (no such user), as a real server refuses an unknown mailbox. */
+  refuse: Set<string>;
   /** Stops accepting connections (the port is free again); `start` listens on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -22,6 +24,7 @@ export interface SmtpReceiver {
 /** Starts a receiver on a free loopback port (or on `port`). */
 export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
   const received: ReceivedMail[] = [];
+  const refuse = new Set<string>();
   let server: SMTPServer | undefined;
   let bound = port;
   const listen = async () => {
@@ -29,6 +32,10 @@ export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onRcptTo(address, _session, callback) {
+        if (!refuse.has(address.address)) return callback();
+        callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+      },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,6 +58,7 @@ export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
       return bound;
     },
     received,
+    refuse,
     stop: () => new Promise<void>((resolve) => server!.close(() => resolve())),
     start: listen,
   };
