@@ -2,9 +2,9 @@
 import { addr } from 'micro-eth-signer';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
+import { openCliDatabase } from './cli-services.ts';
 
 /** The usage line of the asset command. */
 export const ASSET_USAGE = '  npm run cli -- asset set-contract --short USDT --network ethereum --contract 0x… [--json]';
@@ -41,7 +41,7 @@ export async function assetCommand(action: string | undefined, args: string[], o
   }
   const checksummed = addr.addChecksum(contract.toLowerCase());
   const config = loadConfig();
-  const db = await openDatabase(config, createLogger('warn'));
+  const db = await openCliDatabase(config, createLogger('warn'));
   try {
     const uow = createUnitOfWork(db);
     if (!(await uow.stores.assets.setContract(values.short!, values.network, checksummed))) {

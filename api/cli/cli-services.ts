@@ -4,12 +4,14 @@
  * here (those start with the server's `startJobs`): what a command changes reaches the running
  * service through the store (the webhook outbox, key-change notices).
  */
+import fs from 'node:fs';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
+import type { Database } from '../db/database.ts';
+import { openDatabase, type StorageConfig, sqliteFile } from '../db/open-database.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { createMerchantServices, createServices, type MerchantServices, type ServiceOptions, type Services } from '../services.ts';
 import { systemClock } from '../shared/clock.ts';
-import { createLogger } from '../shared/logger.ts';
+import { createLogger, type Logger } from '../shared/logger.ts';
 
 /** Runs `work` with every service, then closes them and the database. Warnings go to stderr: stdout is the command's answer. */
 export function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
@@ -28,11 +30,28 @@ export function withMerchantServices<T>(work: (services: MerchantServices) => Pr
   return onStore(async (options) => work(await createMerchantServices(options)));
 }
 
+/**
+ * Opens the store a command works on, as the service does. Without DATABASE_URL a command run where
+ * no database is yet (another directory than the service's, DATABASE_URL forgotten) would work on a
+ * new, empty one without a word: it says so on stderr (stdout is the command's answer).
+ */
+export async function openCliDatabase(config: StorageConfig, logger: Logger): Promise<Database> {
+  const file = config.databaseUrl ? undefined : sqliteFile(config.dataDir);
+  const fresh = file !== undefined && !fs.existsSync(file);
+  const db = await openDatabase(config, logger);
+  if (fresh) {
+    process.stderr.write(
+      `Note: there was no database at ${file}, so this command made a new, empty one. The service's data is where its DATABASE_URL (PostgreSQL) or DATA_DIR points: run the command with the same settings.\n`,
+    );
+  }
+  return db;
+}
+
 // Opens the configured store for `work` and closes it afterwards.
 async function onStore<T>(work: (options: ServiceOptions) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger('warn', 2);
-  const db = await openDatabase(config, logger);
+  const db = await openCliDatabase(config, logger);
   try {
     return await work({ db, config, clock: systemClock, logger, serverKey: loadServerKey(config) });
   } finally {

@@ -8,12 +8,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
-import { openDatabase } from '../db/open-database.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
 import { parseFlags } from './flags.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
-import { withMerchantServices } from './cli-services.ts';
+import { openCliDatabase, withMerchantServices } from './cli-services.ts';
 import { InvalidInput } from '../shared/errors.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -261,7 +260,7 @@ async function importCommand(args: string[], out: (text: string) => void, err: (
         return 1;
       }
     }
-    const db = await openDatabase(config, createLogger('warn'));
+    const db = await openCliDatabase(config, createLogger('warn'));
     try {
       const counts = await importSqlite(source, db);
       if (values.json) out(JSON.stringify(counts) + '\n');

@@ -2,7 +2,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
 import { systemClock } from '../shared/clock.ts';
 import { DomainError } from '../shared/errors.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -10,6 +9,7 @@ import { createUnitOfWork } from '../unit-of-work.ts';
 import { CreateUserInput, UserEmail } from '../users/user.schema.ts';
 import { createUserService, type UserService } from '../users/user.service.ts';
 import { parseFlags } from './flags.ts';
+import { openCliDatabase } from './cli-services.ts';
 
 /** The usage lines of the user commands. */
 export const USER_USAGE = `  npm run cli -- user create --merchant MERCHANT_ID --email EMAIL --role owner|viewer [--json]
@@ -22,7 +22,7 @@ type Print = (text: string) => void;
 // Opens the configured store and runs `work` with the user use cases; a refusal is worded for the operator.
 async function withUsers(work: (users: UserService) => Promise<number>, err: Print): Promise<number> {
   const config = loadConfig();
-  const db = await openDatabase(config, createLogger('warn'));
+  const db = await openCliDatabase(config, createLogger('warn'));
   try {
     return await work(createUserService({ uow: createUnitOfWork(db), clock: systemClock }));
   } catch (e) {

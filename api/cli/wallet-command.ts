@@ -1,7 +1,6 @@
 /** `npm run cli -- wallet --network NAME [--json]`: the payout wallet of a network on a node. */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/open-database.ts';
 import { isUtxoNetwork } from '../networks/chain-params.ts';
 import { fromSats, payoutAddressOf } from '../networks/bitcoin-core/utxo-payouts.ts';
 import { writeNewMnemonic } from '../networks/hd-wallet.ts';
@@ -13,6 +12,7 @@ import { formatUnits, loadEthTokens } from '../networks/ethereum/eth-tokens.ts';
 import { Amount, formatAmount, parseAmount } from '../shared/money.ts';
 import { createUnitOfWork } from '../unit-of-work.ts';
 import { moneroWalletCommand } from './monero-wallet-command.ts';
+import { openCliDatabase } from './cli-services.ts';
 
 /** The usage line of the wallet command. */
 export const WALLET_USAGE = `  npm run cli -- wallet --network bitcoin|litecoin|ethereum|monero [--json]
@@ -49,7 +49,7 @@ export async function walletCommand(args: string[], out: Print, err: Print): Pro
     err(`${network} does not run on a node here: set ${network.toUpperCase()}_RPC_URL and ${network.toUpperCase()}_CHAIN as the service has them.\n`);
     return 1;
   }
-  const db = await openDatabase(config, createLogger('warn'));
+  const db = await openCliDatabase(config, createLogger('warn'));
   try {
     const uow = createUnitOfWork(db);
     const xpub = await uow.stores.addresses.xpubOf(network);
@@ -105,7 +105,7 @@ async function ethereumWallet(json: boolean, out: Print, err: Print): Promise<nu
     err('ethereum does not run on a node here: set ETHEREUM_RPC_URL and ETHEREUM_CHAIN_ID as the service has them.\n');
     return 1;
   }
-  const db = await openDatabase(config, createLogger('warn'));
+  const db = await openCliDatabase(config, createLogger('warn'));
   try {
     const uow = createUnitOfWork(db);
     const xpub = await uow.stores.addresses.xpubOf('ethereum');
