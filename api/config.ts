@@ -291,7 +291,15 @@ function smtpUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     throw new ConfigError('SMTP_URL must be a URL like smtp://user:password@mail.example:587 or smtps://user:password@mail.example:465');
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//…"`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    // The rest is not repeated: it may hold the password. Without "//" the URL parser reads the host
+    // as the scheme (localhost:25), which would name a scheme nobody typed.
+    throw new ConfigError(
+      raw.includes('//')
+        ? `SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//…"`
+        : 'SMTP_URL must start with smtp:// or smtps://, got a value without "//" (write smtp://host:port, or smtp://user:password@host:port)',
+    );
+  }
   return raw;
 }
 

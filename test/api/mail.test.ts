@@ -134,6 +134,13 @@ describe('mail', () => {
     assert.equal(loadConfig({}).smtpUrl, undefined);
     assert.equal(loadConfig({ PUBLIC_URL: 'https://pay.shop.example' }).smtpFrom, 'checkout@pay.shop.example');
     assert.throws(() => loadConfig({ SMTP_URL: 'http://mail.example' }), new ConfigError('SMTP_URL must start with smtp:// or smtps://, got "http://…"'));
+    for (const typed of ['localhost:25', 'user:secret@mail.example:587']) {
+      assert.throws(
+        () => loadConfig({ SMTP_URL: typed }),
+        new ConfigError('SMTP_URL must start with smtp:// or smtps://, got a value without "//" (write smtp://host:port, or smtp://user:password@host:port)'),
+        typed,
+      );
+    }
     assert.throws(
       () => loadConfig({ SMTP_FROM: 'not an address' }),
       new ConfigError('SMTP_FROM must be an e-mail address (payments@shop.example) or a name and one (Shop <payments@shop.example>), got "not an address"'),
