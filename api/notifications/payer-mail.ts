@@ -17,7 +17,7 @@ import { claimUrlOf, type RefundViewDeps } from '../refunds/refund.view.ts';
 import type { Stores } from '../unit-of-work.ts';
 
 /** A message's text as paragraphs, also rendered as HTML with its links clickable. */
-function bodies(text: string): { textBody: string; htmlBody: string } {
+function bodies(text: string, locale: Locale): { textBody: string; htmlBody: string } {
   const paragraphs = text.trim().split(/\n\n+/);
   const linked = (paragraph: string) => {
     const match = /(https?:\/\/\S+)$/.exec(paragraph);
@@ -25,7 +25,9 @@ function bodies(text: string): { textBody: string; htmlBody: string } {
     const before = paragraph.slice(0, match.index);
     return html`${before}<a href="${match[1]!}">${match[1]!}</a>`;
   };
-  return { textBody: text, htmlBody: html`<!doctype html><html><body>${paragraphs.map((p) => html`<p>${linked(p)}</p>`)}</body></html>`.markup };
+  // Its language named, so a mail reader speaks and hyphenates it as such (and sets Arabic right to left).
+  const dir = locale === 'ar' ? 'rtl' : 'ltr';
+  return { textBody: text, htmlBody: html`<!doctype html><html lang="${locale}" dir="${dir}"><body>${paragraphs.map((p) => html`<p>${linked(p)}</p>`)}</body></html>`.markup };
 }
 
 /** Creates the event mail; `enabled` is false without SMTP_URL (then nothing is queued at all). */
@@ -49,7 +51,7 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
       const m = PAYER_MESSAGES[await localeOf(stores, payment.id)];
       const shop = (await shopOf(stores, payment.merchantId)).name;
       const url = `${view.publicUrl}/receipt?id=${payment.id}`;
-      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(m.mailReceiptText(shop, url)), kind: 'receipt', createdAt: clock() });
+      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(m.mailReceiptText(shop, url), m.locale), kind: 'receipt', createdAt: clock() });
     },
 
     /** The payer's claim link, when a refund is created awaiting their address and the payment's customer gave an e-mail. */
@@ -65,7 +67,7 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
         id: `refund-claim:${refund.id}`,
         recipient: to,
         subject: m.mailClaimSubject(shop),
-        ...bodies(m.mailClaimText(shop, amount, claimUrlOf(view, refund.id))),
+        ...bodies(m.mailClaimText(shop, amount, claimUrlOf(view, refund.id)), m.locale),
         kind: 'refund-claim',
         createdAt: clock(),
       });
@@ -77,8 +79,13 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
       const merchant = await shopOf(stores, refund.merchantId);
       if (!merchant.email) return;
       const amount = amountText(refund.amount, registry.byId(refund.assetId), 'en');
-      const text = `A payer asks for a refund of ${amount} for payment ${refund.paymentId}, to ${refund.addressTo}${refund.destTag ? ` (tag ${refund.destTag})` : ''}.\n\nApprove or cancel refund ${refund.id}: POST /v2/refund/${refund.id}/approve or /cancel.\n`;
-      await stores.mail.queue({ id: `refund-request:${refund.id}`, recipient: merchant.email, subject: `Refund requested: ${amount}`, ...bodies(text), kind: 'refund-request', createdAt: clock() });
+      const payment = await stores.payments.findById(refund.paymentId);
+      const invoice = payment?.invoice ? ` (invoice ${payment.invoice})` : '';
+      const text =
+        `A payer asks for a refund of ${amount} for payment ${refund.paymentId}${invoice}, to ${refund.addressTo}${refund.destTag ? ` (tag ${refund.destTag})` : ''}.\n\n` +
+        `Approve or cancel it in the dashboard, on the payment's page: ${view.publicUrl}/dashboard/payments/${refund.paymentId}\n\n` +
+        `Or through the API: POST /v2/refund/${refund.id}/approve or /cancel.\n`;
+      await stores.mail.queue({ id: `refund-request:${refund.id}`, recipient: merchant.email, subject: `Refund requested: ${amount}${invoice}`, ...bodies(text, 'en'), kind: 'refund-request', createdAt: clock() });
     },
   };
 }

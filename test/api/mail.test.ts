@@ -54,6 +54,7 @@ describe('mail', () => {
     assert.match(mail[0]!.raw, /multipart\/alternative/);
     assert.equal(partOf(mail[0]!.raw, 'text/plain'), `Gracias por tu pago a Mail Shop.\r\n\r\nTu recibo: ${server.url}/receipt?id=${created.body.id}\r\n`);
     assert.match(partOf(mail[0]!.raw, 'text/html')!, new RegExp(`<a href="${server.url}/receipt\\?id=${created.body.id}">`));
+    assert.match(partOf(mail[0]!.raw, 'text/html')!, /^<!doctype html><html lang="es" dir="ltr">/);
   });
 
   test('the payer gets the claim link of a refund awaiting their address; the merchant gets a payer\'s request', async () => {
@@ -76,6 +77,12 @@ describe('mail', () => {
     const request = smtp.received.find((m) => m.to.includes('owner@shop.example'));
     assert.ok(request, 'request mail');
     assert.match(request.raw, /^Subject: Refund requested: 0.5 ETH\r$/m);
+    // Where to decide: the payment's page in the dashboard, or the API.
+    const requested = (await api.get(`/refund?paymentIds=${underpaid.id}`)).body.data[0];
+    assert.equal(
+      partOf(request.raw, 'text/plain'),
+      `A payer asks for a refund of 0.5 ETH for payment ${underpaid.id}, to ${ETH_ADDRESS}.\r\n\r\nApprove or cancel it in the dashboard, on the payment's page: ${server.url}/dashboard/payments/${underpaid.id}\r\n\r\nOr through the API: POST /v2/refund/${requested.id}/approve or /cancel.\r\n`,
+    );
   });
 
   test('a server that is down delays the mail, never the request; it goes out once the server is back', async () => {
