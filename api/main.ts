@@ -78,7 +78,10 @@ async function start(): Promise<void> {
   const app = createApp(services, { mounts: extraMounts(services) });
   serveNow(app);
   logger.info({ url: config.publicUrl, host: config.host ?? 'every interface', storage: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, simulator: config.simulator }, `listening on port ${config.port}`);
-  process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
+  // Behind a proxy, or as one of several instances, the public address is not this process's port: both are said.
+  const publicPort = new URL(config.publicUrl).port || (config.publicUrl.startsWith('https:') ? '443' : '80');
+  const ownPort = publicPort === String(config.port) ? '' : ` (this instance listens on port ${config.port})`;
+  process.stdout.write(`Crypto checkout is running at ${config.publicUrl}${ownPort}${config.production ? '' : ` (demo store: ${config.publicUrl}/demo)`}\n`);
   const stopJobs = startJobs(services);
 
   let stopping = false;

@@ -15,6 +15,7 @@ import { type ServerProcess, startServerProcess, storeEnv } from '../helpers/ser
 import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { socketUrlOf, testClusterUrl } from '../helpers/test-database.ts';
 import { type JsonResponse, merchantApi, postJson, type TestMerchant } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 const onPostgres = testClusterUrl() !== undefined;
 const BTC = { short: 'BTC', network: 'bitcoin' };
@@ -305,6 +306,14 @@ describe('two instances on one PostgreSQL share one rate limit and one idempoten
   after(async () => {
     await Promise.all(pair.map((instance) => instance.stop('SIGKILL')));
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("each says where it runs: the shared PUBLIC_URL, and its own port where that differs", async () => {
+    const port = (i: number) => new URL(pair[i]!.url).port;
+    // The line may reach this process just after /health answered.
+    const said = (i: number) => until(async () => pair[i]!.output(), (text) => text.includes('Crypto checkout is running at'), `instance ${i} says where it runs`);
+    assert.match(await said(0), new RegExp(`^Crypto checkout is running at ${pair[0]!.url} \\(demo store: `, 'm'));
+    assert.match(await said(1), new RegExp(`^Crypto checkout is running at ${pair[0]!.url} \\(this instance listens on port ${port(1)}\\) \\(demo store: `, 'm'));
   });
 
   test('a key used on one instance replays on the other', async () => {
