@@ -44,12 +44,15 @@ export function createMailSender(deps: { uow: UnitOfWork; clock: Clock; logger: 
           await transport.sendMail({ from, to: message.recipient, subject: message.subject, text: message.textBody, html: message.htmlBody });
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
-          // The server refused the recipient for good (a 5xx to RCPT TO: no such mailbox), or no
-          // attempt went through in three days: given up, and its bodies dropped (a refund's claim
-          // link is a bearer credential). A 5xx to anything else (the sender, authentication) is
-          // the installation's SMTP settings, which the operator fixes: retried.
-          const { responseCode, command } = err as { responseCode?: unknown; command?: unknown };
-          const refused = typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && command === 'RCPT TO';
+          // The server refused the recipient's address for good (a 5xx to RCPT TO whose enhanced
+          // status, RFC 3463, is 5.1.x: no such mailbox, bad address; or 5.2.1: mailbox disabled),
+          // or no attempt went through in three days: given up, and its bodies dropped (a refund's
+          // claim link is a bearer credential). Any other refusal, even at RCPT TO (5.7.1 relay
+          // denied, a sender the login may not use), is the installation's SMTP settings, which
+          // the operator fixes: retried.
+          const { responseCode, command, response } = err as { responseCode?: unknown; command?: unknown; response?: unknown };
+          const refused =
+            typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && command === 'RCPT TO' && typeof response === 'string' && /^\d{3}[ -]5\.(?:1\.\d{1,3}|2\.1)\b/.test(response);
           if (refused || message.attempts + 1 >= MAX_MAIL_ATTEMPTS) {
             await uow.stores.mail.giveUp(message.id, reason);
             logger.warn(

@@ -109,7 +109,18 @@ describe('mail', () => {
   });
 
   test('a recipient the server refuses for good is given up at once, its bodies dropped; one never reached, after three days', async () => {
-    smtp.refuse.add('nobody@example.com');
+    smtp.refuse.set('nobody@example.com', [550, '5.1.1 No such user here']);
+    // Refused at RCPT TO for the installation's settings (a relay the login may not use): retried.
+    smtp.refuse.set('relayed@example.com', [554, '5.7.1 Relay access denied']);
+    const relayed = await payment('1', '1', 'relayed@example.com');
+    assert.equal(await sendMail(), 0);
+    const waiting = (await server.services.uow.stores.mail.find(`receipt:${relayed.id}`))!;
+    assert.deepEqual([waiting.attempts, waiting.nextAttemptAt], [1, NOW + MAIL_RETRY_MS[0]!]);
+    assert.notEqual(waiting.textBody, '');
+    smtp.refuse.delete('relayed@example.com');
+    server.clock.advance(MAIL_RETRY_MS[0]!);
+    assert.equal(await sendMail(), 1, 'sent once the settings are right');
+    server.clock.set(NOW);
     const before = smtp.received.length;
     const bounced = await payment('1', '1', 'nobody@example.com');
     assert.equal(await sendMail(), 0);

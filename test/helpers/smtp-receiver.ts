@@ -14,8 +14,8 @@ export interface ReceivedMail {
 export interface SmtpReceiver {
   port: number;
   received: ReceivedMail[];
-  /** Recipients refused with 550 (no such user), as a real server refuses an unknown mailbox. */
-  refuse: Set<string>;
+  /** Recipients refused at RCPT TO, each with its reply (code and text, as `[550, '5.1.1 No such user here']`). */
+  refuse: Map<string, [number, string]>;
   /** Stops accepting connections (the port is free again); `start` listens on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -24,7 +24,7 @@ export interface SmtpReceiver {
 /** Starts a receiver on a free loopback port (or on `port`). */
 export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
   const received: ReceivedMail[] = [];
-  const refuse = new Set<string>();
+  const refuse = new Map<string, [number, string]>();
   let server: SMTPServer | undefined;
   let bound = port;
   const listen = async () => {
@@ -33,8 +33,9 @@ export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
       disabledCommands: ['STARTTLS'],
       logger: false,
       onRcptTo(address, _session, callback) {
-        if (!refuse.has(address.address)) return callback();
-        callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+        const reply = refuse.get(address.address);
+        if (!reply) return callback();
+        callback(Object.assign(new Error(reply[1]), { responseCode: reply[0] }));
       },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];

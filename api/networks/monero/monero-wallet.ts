@@ -75,12 +75,13 @@ export async function connectMoneroWallet(options: { wallet: MoneroRpc; daemon: 
     async knowHandedOut() {
       const next = await uow.stores.addresses.nextIndex(MONERO);
       // Subaddresses (0, 1) … (0, next) exist in the database: the wallet needs `next + 1` in all.
-      // A wallet restarted before it saved, or another wallet file opened at the same URL, may
-      // have fewer than were made here: asked for the last one it needs, it refuses (an RpcError),
-      // and then its own count is read again and it is told of them anew, with its own refresh off
-      // again (a restarted wallet scans by itself, before it knows of them).
+      // A wallet restarted before it saved, or the same wallet restored into a new file, may have
+      // fewer than were made here: asked where the last one it needs belongs (a lookup in the
+      // addresses it scans for, cheap however long its history), it answers that it is not its own
+      // (an RpcError); then its own count is read again and it is told of them anew, with its own
+      // refresh off again (a restarted wallet scans by itself, before it knows of them).
       if (next > 0 && created >= next + 1) {
-        const has = await wallet.call('get_address', { account_index: 0, address_index: [next] }).then(
+        const has = await wallet.call('get_address_index', { address: moneroSubaddress(keys, 0, next) }).then(
           () => true,
           (err: unknown) => {
             if (err instanceof RpcError) return false;
@@ -88,7 +89,11 @@ export async function connectMoneroWallet(options: { wallet: MoneroRpc; daemon: 
           },
         );
         if (!has) {
-          const again = await wallet.call<{ addresses: Array<{ address_index: number }> }>('get_address', { account_index: 0 });
+          const again = await wallet.call<{ address: string; addresses: Array<{ address_index: number }> }>('get_address', { account_index: 0 });
+          // Another wallet altogether would never see these payments: said, not papered over.
+          if (again.address !== primary.address) {
+            throw new Error(`MONERO_WALLET_RPC_URL: the wallet open there (${again.address}) is not the one this service receives to (${primary.address}); open that wallet again`);
+          }
           created = Math.max(...again.addresses.map((a) => a.address_index)) + 1;
           await wallet.call('auto_refresh', { enable: false });
         }
