@@ -1,30 +1,32 @@
 /**
  * @module The mail that events send (contract section 17), queued in the same transaction as the
- * change: the payer's receipt link when a payment completes, the payer's claim link when a refund
- * awaits their address (to `customer.email`, in the language last chosen on the payer page, else
- * English), and the merchant's notice of a payer's refund request (to the merchant's e-mail). Each
+ * change: the payer's receipt link when a payment completes (with its invoice, amount and date), the
+ * payer's claim link when a refund awaits their address (to `customer.email`, in the language last
+ * chosen on the payer page, else English), and the merchant's notice of a payer's refund request (to the merchant's e-mail). Each
  * message has a plain-text part and an HTML one; its id names the event, so it is queued once.
  */
-import { amountText } from '../../widget/checkout-format.ts';
+import { amountText, priceText } from '../../widget/checkout-format.ts';
 import { type Locale, lookupLocale } from '../../widget/i18n/locales.ts';
 import { html } from '../http/html.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
+import { dateText } from '../payer-pages/receipt-page.ts';
 import type { Payment } from '../payments/payment.store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Refund } from '../refunds/refund.store.ts';
 import { claimUrlOf, type RefundViewDeps } from '../refunds/refund.view.ts';
 import type { Stores } from '../unit-of-work.ts';
 
-/** A message's text as paragraphs, also rendered as HTML with its links clickable. */
+/** A message's text as paragraphs (their lines kept apart), also rendered as HTML with its links clickable. */
 function bodies(text: string, locale: Locale): { textBody: string; htmlBody: string } {
   const paragraphs = text.trim().split(/\n\n+/);
-  const linked = (paragraph: string) => {
-    const match = /(https?:\/\/\S+)$/.exec(paragraph);
-    if (!match) return html`${paragraph}`;
-    const before = paragraph.slice(0, match.index);
+  const linkedLine = (line: string) => {
+    const match = /(https?:\/\/\S+)$/.exec(line);
+    if (!match) return html`${line}`;
+    const before = line.slice(0, match.index);
     return html`${before}<a href="${match[1]!}">${match[1]!}</a>`;
   };
+  const linked = (paragraph: string) => paragraph.split('\n').map((line, i) => (i === 0 ? linkedLine(line) : html`<br>${linkedLine(line)}`));
   // Its language named, so a mail reader speaks and hyphenates it as such (and sets Arabic right to left).
   const dir = locale === 'ar' ? 'rtl' : 'ltr';
   return { textBody: text, htmlBody: html`<!doctype html><html lang="${locale}" dir="${dir}"><body>${paragraphs.map((p) => html`<p>${linked(p)}</p>`)}</body></html>`.markup };
@@ -51,7 +53,15 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
       const m = PAYER_MESSAGES[await localeOf(stores, payment.id)];
       const shop = (await shopOf(stores, payment.merchantId)).name;
       const url = `${view.publicUrl}/receipt?id=${payment.id}`;
-      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(m.mailReceiptText(shop, url), m.locale), kind: 'receipt', createdAt: clock() });
+      const now = clock();
+      // What was paid, as the receipt page shows it, so the mail alone is a record of the payment.
+      const facts = [
+        ...(payment.invoice ? [`${m.invoice}: ${payment.invoice}`] : []),
+        `${m.amount}: ${amountText(payment.amount, registry.byId(payment.assetId), m.locale)}${payment.price ? ` (${priceText(payment.price, m.locale)})` : ''}`,
+        `${m.date}: ${dateText(new Date(now).toISOString(), m)}`,
+      ];
+      const text = `${m.mailReceiptText(shop, url)}\n${facts.join('\n')}\n`;
+      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(text, m.locale), kind: 'receipt', createdAt: now });
     },
 
     /** The payer's claim link, when a refund is created awaiting their address and the payment's customer gave an e-mail. */

@@ -16,7 +16,8 @@ export function hasReceipt(view: Pick<CheckoutOutput, 'status' | 'exception'>): 
   return view.status === 'COMPLETE' || view.exception === 'PAID_LATE';
 }
 
-function dateText(iso: string, m: PayerMessages): string {
+/** A moment as the receipt shows it: the payer's language, UTC (`28 Nov 2026, 01:50 UTC`). */
+export function dateText(iso: string, m: Pick<PayerMessages, 'locale'>): string {
   const format = new Intl.DateTimeFormat(m.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', numberingSystem: 'latn' });
   return `${format.format(new Date(iso))} UTC`;
 }

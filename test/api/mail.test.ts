@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../api/config.ts';
 import { MAIL_RETRY_MS, MAX_MAIL_ATTEMPTS } from '../../api/notifications/mail-sender.ts';
 import { merchantApi, postJson, startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { rateEnv, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
 import { partOf, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver.ts';
 
 const NOW = Date.parse('2026-11-21T10:15:30.123Z');
@@ -15,12 +16,15 @@ const ETH = { short: 'ETH', network: 'ethereum' };
 const ETH_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 let smtp: SmtpReceiver;
+let sources: SourceServer[];
 let server: TestServer;
 let api: ReturnType<typeof merchantApi>;
 
 before(async () => {
   smtp = await startSmtpReceiver();
-  server = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Checkout <checkout@pay.example>' } });
+  // Loopback rate sources, for the receipt of a payment priced in a fiat currency.
+  sources = [await startSourceServer('coinbase', { 'ETH/USD': '2000' }), await startSourceServer('kraken', { 'ETH/USD': '2000' })];
+  server = await startTestServer({ env: { ...rateEnv(sources), SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: 'Checkout <checkout@pay.example>' } });
   server.clock.set(NOW);
   api = merchantApi(server, await server.createMerchant('Mail Shop'));
 });
@@ -28,6 +32,7 @@ before(async () => {
 after(async () => {
   await server.close();
   await smtp.stop();
+  for (const source of sources) await source.close();
 });
 
 const sendMail = () => server.services.mail!.run();
@@ -41,8 +46,8 @@ async function payment(amount: string, received: string, email = 'payer@example.
 }
 
 describe('mail', () => {
-  test('the payer gets the receipt link once when a payment completes, in the language chosen on its page, with a text part', async () => {
-    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600, customer: { email: 'ana@example.com' } });
+  test('the payer gets the receipt link once when a payment completes, with its invoice, amount and date, in the language chosen on its page, with a text part', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600, invoice: 'order-7', customer: { email: 'ana@example.com' } });
     assert.equal((await fetch(`${server.url}/pay?id=${created.body.id}&lang=es`)).status, 200);
     await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
     assert.equal(await sendMail(), 1);
@@ -52,9 +57,26 @@ describe('mail', () => {
     assert.equal(mail[0]!.from, 'checkout@pay.example');
     assert.match(mail[0]!.raw, /^Subject: Tu recibo de Mail Shop\r$/m);
     assert.match(mail[0]!.raw, /multipart\/alternative/);
-    assert.equal(partOf(mail[0]!.raw, 'text/plain'), `Gracias por tu pago a Mail Shop.\r\n\r\nTu recibo: ${server.url}/receipt?id=${created.body.id}\r\n`);
+    assert.equal(
+      partOf(mail[0]!.raw, 'text/plain'),
+      `Gracias por tu pago a Mail Shop.\r\n\r\nTu recibo: ${server.url}/receipt?id=${created.body.id}\r\n\r\nFactura: order-7\r\nImporte: 1 ETH\r\nFecha: 21 nov 2026, 10:15 UTC\r\n`,
+    );
     assert.match(partOf(mail[0]!.raw, 'text/html')!, new RegExp(`<a href="${server.url}/receipt\\?id=${created.body.id}">`));
+    assert.match(partOf(mail[0]!.raw, 'text/html')!, /<p>Factura: order-7<br>Importe: 1 ETH<br>Fecha: 21 nov 2026, 10:15 UTC<\/p>/);
     assert.match(partOf(mail[0]!.raw, 'text/html')!, /^<!doctype html><html lang="es" dir="ltr">/);
+  });
+
+  test('the receipt mail of a payment priced in fiat names its price beside the amount', async () => {
+    const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, customer: { email: 'dee@example.com' } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.5', asset: ETH, confirmations: 50 });
+    assert.equal(await sendMail(), 1);
+    const mail = smtp.received.filter((m) => m.to.includes('dee@example.com'));
+    assert.equal(mail.length, 1);
+    assert.equal(
+      partOf(mail[0]!.raw, 'text/plain'),
+      `Thank you for your payment to Mail Shop.\r\n\r\nYour receipt: ${server.url}/receipt?id=${created.body.id}\r\n\r\nAmount: 0.5 ETH ($1,000.00)\r\nDate: Nov 21, 2026, 10:15 AM UTC\r\n`,
+    );
   });
 
   test('the payer gets the claim link of a refund awaiting their address; the merchant gets a payer\'s request', async () => {
