@@ -19,7 +19,8 @@ export interface Reckoning {
   overpaid: Amount | null;
   /**
    * What the payer is owed: everything received, less the amount when the payment was paid on time
-   * (less what did arrive, when that was within the tolerance). Refunds already made are not taken off.
+   * (less what did arrive, when that was within the tolerance). Nothing while the payment is OPEN:
+   * what it received so far is on its way to paying it. Refunds already made are not taken off.
    */
   owed: Amount;
 }
@@ -36,7 +37,9 @@ export function reckon(status: PaymentStatus, payment: Pick<PaymentTerms, 'amoun
   const anyLate = transactions.some((t) => t.late);
   const paid = status === 'CONFIRMING' || status === 'COMPLETE';
   const kept = paid ? (onTime.lt(amount) ? onTime : amount) : ZERO;
-  const owed = total.minus(kept);
+  // An OPEN payment's funds so far are part of a payment still being made: the payer owes the rest,
+  // and is owed nothing until it expires short of the amount (UNDERPAID) or is paid beyond it.
+  const owed = status === 'OPEN' ? ZERO : total.minus(kept);
   if (paid && onTime.gt(amount)) return { exception: 'OVERPAID', overpaid: onTime.minus(amount), owed };
   if (anyLate && (paid || status === 'EXPIRED')) return { exception: 'PAID_LATE', overpaid: null, owed };
   if (status === 'EXPIRED' && total.gt(ZERO)) return { exception: 'UNDERPAID', overpaid: null, owed };

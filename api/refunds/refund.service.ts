@@ -9,11 +9,12 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { NetworkAdapter } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
-import { invalidFields, InvalidState, NotFound, Refused } from '../shared/errors.ts';
+import { type FieldError, invalidFields, InvalidState, NotFound, Refused } from '../shared/errors.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import type { Logger } from '../shared/logger.ts';
-import { type Amount, formatAmount, parseAmount } from '../shared/money.ts';
+import { type Amount, AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { AnyStores, Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { RateService } from '../rates/rates.service.ts';
 import type { PayoutSender } from '../withdrawals/payout-sender.ts';
@@ -22,7 +23,7 @@ import { destinationErrors, refuseOwnAddress } from '../withdrawals/withdrawal-r
 import type { AddressStore } from '../networks/address.store.ts';
 import type { WithdrawalTransitions } from '../withdrawals/withdrawal-transitions.ts';
 import type { Asset } from '../networks/asset-registry.ts';
-import type { CreateRefundInput, ListRefundsQuery, RefundOutput } from './refund.schema.ts';
+import { CreateRefundInput, type ListRefundsQuery, type RefundOutput } from './refund.schema.ts';
 import { startRefundPayout } from './refund-payout.ts';
 import type { Refund, RefundWithPayout } from './refund.store.ts';
 import type { RefundTransitions } from './refund-transitions.ts';
@@ -84,6 +85,25 @@ export async function checkDestination(
   await refuseOwnAddress(addresses, codec, asset, addressTo);
 }
 
+/**
+ * The checks of a refund request that depend on the payment's asset: its destination (when it
+ * names one), a tag only with an address, and the amount's decimals. A field the schema refused
+ * already is not named twice.
+ */
+function refundAssetErrors(registry: AssetRegistry, asset: Asset, body: unknown, found: readonly FieldError[]): FieldError[] {
+  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (addressTo !== undefined) {
+    errors.push(...destinationErrors(registry.codec(asset.network), asset, addressTo, destTag));
+  } else if (destTag !== undefined && destTag !== null) {
+    errors.push({ path: 'destTag', message: 'must come with addressTo (the payer gives both through the claim link otherwise)' });
+  }
+  if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).decimalPlaces() > asset.decimals) {
+    errors.push({ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` });
+  }
+  return errors.filter((error) => !found.some((f) => f.path === error.path));
+}
+
 /** Creates the merchant's refund use cases. */
 export function createRefundService(deps: RefundServiceDeps) {
   const { uow, registry, clock, logger, view, transitions } = deps;
@@ -118,21 +138,25 @@ export function createRefundService(deps: RefundServiceDeps) {
      * once) or to the address the payer will give through the claim link (AWAITING_ADDRESS). The
      * amount is reserved from the merchant's balance now.
      */
-    async create(merchant: Merchant, paymentId: string, input: CreateRefundInput): Promise<RefundOutput> {
+    async create(merchant: Merchant, paymentId: string, body: unknown): Promise<RefundOutput> {
+      // Every bad field at once: the schema's, then those that depend on the payment's asset.
+      const parsed = parseCollecting(CreateRefundInput, body);
+      const errors: FieldError[] = [...parsed.errors];
       const key = storedId(paymentId);
       const asset = await (async () => {
         const payment = key === undefined ? undefined : await uow.stores.payments.findById(key);
-        if (!payment || payment.merchantId !== merchant.id) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists for this merchant.`);
+        if (!payment || payment.merchantId !== merchant.id) {
+          if (errors.length > 0) throw invalidFields(errors);
+          throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists for this merchant.`);
+        }
         return registry.byId(payment.assetId);
       })();
+      errors.push(...refundAssetErrors(registry, asset, body, errors));
+      if (errors.length > 0) throw invalidFields(errors);
+      const input = parsed.data!;
       if (input.addressTo !== undefined) {
-        await checkDestination(registry, uow.stores.addresses, asset, input.addressTo, input.destTag);
+        await refuseOwnAddress(uow.stores.addresses, registry.codec(asset.network), asset, input.addressTo);
         payoutsDisabled(asset);
-      } else if (input.destTag !== undefined && input.destTag !== null) {
-        throw invalidFields([{ path: 'destTag', message: 'must come with addressTo (the payer gives both through the claim link otherwise)' }]);
-      }
-      if (input.amount !== undefined && parseAmount(input.amount).decimalPlaces() > asset.decimals) {
-        throw invalidFields([{ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` }]);
       }
       // A fiat price is converted before the transaction: a rate may need a source's answer.
       const asked = input.price ? (await deps.rates.refundInAsset(input.price, asset)).amount : input.amount;

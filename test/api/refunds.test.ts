@@ -150,6 +150,23 @@ describe('the merchant refunds a payment', () => {
     });
   });
 
+  test('an OPEN payment paid in part needs an amount: what arrived so far is on its way to paying it', async () => {
+    const payment = await newPayment('1');
+    await pay(payment, '0.4');
+    const record = (await api.get(`/payment/${payment.id}`)).body;
+    assert.deepEqual({ status: record.status, exception: record.exception, refundableAmount: record.refundableAmount }, { status: 'OPEN', exception: null, refundableAmount: '0.40000000' });
+    const response = await api.post(`/payment/${payment.id}/refund`, {});
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body.error.details, [
+      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
+    ]);
+    // Nothing was reserved: the payer pays the rest, and the payment completes with nothing owed.
+    await pay(payment, '0.6');
+    const completed = (await api.get(`/payment/${payment.id}`)).body;
+    assert.deepEqual({ status: completed.status, exception: completed.exception, refundableAmount: completed.refundableAmount }, { status: 'COMPLETE', exception: null, refundableAmount: '1.00000000' });
+    assert.equal((await api.get(`/refund?paymentIds=${payment.id}`)).body.total, 0);
+  });
+
   test('refunds only confirmed funds: an overpayment still unconfirmed is not refundable until it confirms', async () => {
     const payment = await newPayment('1');
     const sent = await postJson(`${server.api}/dev/transactions`, { address: payment.addressTo, amount: '1.5', asset: ETH, confirmations: 0 });
@@ -193,6 +210,28 @@ describe('the merchant refunds a payment', () => {
     const untagged = await api.post(`/payment/${xrp.id}/refund`, { amount: '10', addressTo: XRP_ADDRESS });
     assert.equal(untagged.status, 400);
     assert.deepEqual(untagged.body.error.details, [{ path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' }]);
+  });
+
+  test('names every bad field at once: the schema\'s and those of the payment\'s network', async () => {
+    const eth = await paid('1', '1');
+    const both = await api.post(`/payment/${eth.id}/refund`, { amount: 'abc', addressTo: XRP_ADDRESS });
+    assert.equal(both.status, 400);
+    assert.deepEqual(both.body.error.details, [
+      { path: 'amount', message: both.body.error.details[0].message },
+      { path: 'addressTo', message: 'is not a valid ethereum address (checksum included)' },
+    ]);
+    assert.equal(both.body.error.details.length, 2);
+    const digits = await api.post(`/payment/${eth.id}/refund`, { amount: '0.123456789', addressTo: XRP_ADDRESS, destTag: '7', reason: 5 });
+    assert.deepEqual(digits.body.error.details.map((d: { path: string }) => d.path).sort(), ['addressTo', 'amount', 'destTag', 'reason']);
+    assert.deepEqual(digits.body.error.details.find((d: { path: string }) => d.path === 'amount'), { path: 'amount', message: 'must have at most 8 decimal places for ETH' });
+    // A tag the schema refuses is named once, for the schema's reason.
+    const tag = await api.post(`/payment/${eth.id}/refund`, { amount: '0.1', destTag: 'x' });
+    assert.deepEqual(tag.body.error.details.map((d: { path: string }) => d.path), ['destTag']);
+    // Bad fields on a payment that does not exist are still named as such; a good body gets the 404.
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    assert.deepEqual((await api.post(`/payment/${unknown}/refund`, { amount: 'abc' })).body.error.details.map((d: { path: string }) => d.path), ['amount']);
+    assert.equal((await api.post(`/payment/${unknown}/refund`, { amount: '0.1' })).body.error.code, 'payment-not-found');
+    assert.equal((await api.get(`/refund?paymentIds=${eth.id}`)).body.total, 0, 'nothing was created');
   });
 
   test("refuses this installation's own receiving addresses, in any spelling, from the merchant and from the payer", async () => {
