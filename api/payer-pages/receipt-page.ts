@@ -1,10 +1,12 @@
 /**
  * @module The payer's receipt of a COMPLETE or PAID_LATE payment (contract section 17): shop,
- * invoice, amount, each transaction with its id and date, printable (the style sheet's print rules
+ * invoice, amount, each transaction with its id and date (an expired payment's says first that it
+ * expired and what arrived after), printable (the style sheet's print rules
  * drop the page's controls). A payment priced in fiat shows its price beside the amount, as the payer
  * page does, and the rate it was locked at with the sources that quoted it and when.
  */
 import { amountText, priceText } from '../../widget/checkout-format.ts';
+import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
 import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import type { PageAssets } from '../checkout/pay-page.ts';
 import { html, type SafeHtml } from '../http/html.ts';
@@ -36,7 +38,10 @@ function fact(label: string, value: SafeHtml | string): SafeHtml {
 /** The receipt page, in the payer's language. */
 export function renderReceiptPage(view: CheckoutOutput, m: PayerMessages, assets: PageAssets): string {
   const shop = view.merchant.name;
+  const w = ALL_MESSAGES[m.locale];
   const facts = [
+    // Paid late to an expired payment: the receipt of what arrived, never proof that the order was paid.
+    ...(view.status === 'EXPIRED' ? [fact(m.status, html`<strong id="receipt-expired">${w.paymentExpired}</strong>: ${w.arrivedLate(amountText(view.totalReceivedAmount, view.asset, m.locale))}`)] : []),
     ...(view.invoice ? [fact(m.invoice, html`<bdi dir="ltr">${view.invoice}</bdi>`)] : []),
     fact(m.amount, html`<strong dir="ltr">${amountText(view.amount, view.asset, m.locale)}</strong>${view.price ? html` <span class="pay-price">${priceText(view.price, m.locale)}</span>` : ''}`),
     ...(view.rate ? [fact(m.rate, rateText(view.rate, view.asset, m))] : []),

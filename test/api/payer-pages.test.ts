@@ -222,6 +222,18 @@ describe('the receipt', () => {
     assert.equal((await page('/receipt?id=not-a-payment')).status, 404);
   });
 
+  test('of an expired payment paid late says first that it expired and what arrived after, in the payer\'s language', async () => {
+    const late = await paid('1', '0.4', ETH, true);
+    const record = (await api.get(`/payment/${late.id}`)).body;
+    assert.deepEqual({ status: record.status, exception: record.exception }, { status: 'EXPIRED', exception: 'PAID_LATE' });
+    const facts = async (lang: string) => /<dl class="pay-facts"><div class="pay-fact">(.*?)<\/div>/s.exec(await (await page(`/receipt?id=${late.id}&lang=${lang}`)).text())?.[1];
+    assert.equal(await facts('en'), '<dt>Status</dt><dd><strong id="receipt-expired">Payment expired</strong>: 0.4 ETH arrived after it expired</dd>');
+    assert.match((await facts('de'))!, /^<dt>Status<\/dt><dd><strong id="receipt-expired">Zahlung abgelaufen<\/strong>: /);
+    // A payment paid on time has no such line.
+    const onTime = await paid('1', '1');
+    assert.doesNotMatch(await (await page(`/receipt?id=${onTime.id}`)).text(), /receipt-expired/);
+  });
+
   test('of a payment priced in fiat: the price beside the amount, and the locked rate with its sources and time, in the payer\'s locale', async () => {
     const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, invoice: 'fiat-receipt' });
     assert.equal(created.status, 200, JSON.stringify(created.body));
