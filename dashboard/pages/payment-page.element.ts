@@ -1,6 +1,7 @@
 /**
- * One payment: the record (what arrived, what is short or over, what may still be refunded, the
- * customer), its transactions with confirmations, its refunds, and the webhook deliveries of its events.
+ * One payment: the record (its price and locked rate when priced in fiat, what arrived, what is
+ * short or over, what may still be refunded, the customer), its transactions with confirmations,
+ * its refunds, and the webhook deliveries of its events.
  */
 import { html } from 'lit';
 import { call } from '../api.ts';
@@ -20,6 +21,9 @@ interface Payment {
   destTag: string | null;
   confirmsNeeded: number;
   invoice: string | null;
+  /** The fiat price it was created with, and the rate locked then (CONTRACT section 16); null when priced in the asset. */
+  price: { amount: string; currency: string } | null;
+  rate: { value: string; currency: string; sources: string[]; at: string } | null;
   createdAt: string;
   expiresAt: string;
   exception: 'OVERPAID' | 'UNDERPAID' | 'PAID_LATE' | null;
@@ -76,6 +80,10 @@ export class PaymentPage extends PageElement {
         <div><dt>Status</dt><dd><span class="status status-${p.status.toLowerCase()}" id="payment-status">${p.status}</span></dd></div>
         <div><dt>Exception</dt><dd id="payment-exception">${exceptionText(p)}</dd></div>
         <div><dt>Amount</dt><dd>${p.amount} ${p.asset.short} (${p.asset.network})</dd></div>
+        ${p.price ? html`<div><dt>Price</dt><dd id="payment-price">${p.price.amount} ${p.price.currency}</dd></div>` : ''}
+        ${p.rate
+          ? html`<div><dt>Rate</dt><dd id="payment-rate">1 ${p.asset.short} = ${p.rate.value} ${p.rate.currency}, locked ${timeText(p.rate.at)} (${p.rate.sources.join(', ')})</dd></div>`
+          : ''}
         <div><dt>Received</dt><dd>${p.totalReceivedAmount} ${p.asset.short}</dd></div>
         ${p.status === 'EXPIRED'
           ? html`<div><dt>Short at expiry</dt><dd>${p.amountDue} ${p.asset.short}</dd></div>`

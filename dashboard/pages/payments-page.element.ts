@@ -15,6 +15,8 @@ interface PaymentRow {
   exception: string | null;
   amount: string;
   asset: { short: string; network: string };
+  /** The fiat price, when the payment was priced in one. */
+  price: { amount: string; currency: string } | null;
   invoice: string | null;
   createdAt: string;
 }
@@ -106,7 +108,7 @@ export class PaymentsPage extends ListPageElement {
               (p) => html`<tr>
                 <td class="created">${timeText(p.createdAt)}</td>
                 <td class="state"><span class="status status-${p.status.toLowerCase()}">${p.status}</span>${p.exception ? html` <span class="exception">${p.exception.replace('_', ' ')}</span>` : ''}</td>
-                <td class="amount">${p.amount} ${p.asset.short}</td>
+                <td class="amount">${p.amount} ${p.asset.short}${p.price ? html`<br><span class="price">${p.price.amount} ${p.price.currency}</span>` : ''}</td>
                 <td class="invoice">${p.invoice ?? ''}</td>
                 <td class="link nowrap"><a href="/dashboard/payments/${p.id}">${p.id.slice(0, 8)}<span class="visually-hidden"> (open payment ${p.id})</span></a></td>
               </tr>`,

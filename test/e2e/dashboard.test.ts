@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { createUser } from '../helpers/dashboard-client.ts';
+import { rateEnv, type SourceServer, startSourceServer } from '../helpers/rate-source-servers.ts';
 import { merchantApi, postJson, startTestServer, type TestMerchant, type TestServer } from '../helpers/test-server.ts';
 
 const AXE_SOURCE = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -21,6 +22,7 @@ const BTC = { short: 'BTC', network: 'bitcoin' };
 const PAGES = ['payments', 'refunds', 'withdrawals', 'balance', 'webhooks', 'keys', 'settings'];
 
 let server: TestServer;
+let sources: SourceServer[];
 let browser: Browser;
 let shop: TestMerchant;
 let owner: { email: string; password: string };
@@ -28,7 +30,9 @@ let viewer: { email: string; password: string };
 
 before(async () => {
   assert.ok(fs.readdirSync('dist/dashboard').some((n) => n.endsWith('.js')), 'run npm run build first');
-  server = await startTestServer();
+  // Loopback rate sources, for payments priced in a fiat currency.
+  sources = [await startSourceServer('coinbase', { 'BTC/USD': '50000' }), await startSourceServer('kraken', { 'BTC/USD': '50000' })];
+  server = await startTestServer({ env: rateEnv(sources) });
   shop = await server.createMerchant('Browser Shop');
   owner = { email: 'owner@browser.example', password: (await createUser(server, shop.merchant.id, 'owner@browser.example', 'owner')).password };
   viewer = { email: 'viewer@browser.example', password: (await createUser(server, shop.merchant.id, 'viewer@browser.example', 'viewer')).password };
@@ -37,6 +41,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  for (const source of sources ?? []) await source.close();
 });
 
 async function expectAccessible(page: Page, state: string): Promise<void> {
@@ -332,6 +337,20 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await text(page, '#payment-exception'), 'Underpaid: the payment expired before enough arrived, so the order is not paid. Refund what arrived, or settle with the payer another way.');
     assert.ok(await page.$('refunds-page form'), 'what arrived can be refunded');
     assert.equal(await page.$('#payment-customer'), null, 'no customer row without a customer');
+    assert.equal(await page.$('#payment-price'), null, 'no price row for a payment priced in the asset');
+
+    // A payment priced in fiat shows its price and the rate locked for it, here and in the list.
+    const priced = await api.post('/payment', { price: { amount: '25.00', currency: 'USD' }, asset: BTC, invoice: 'priced-1' });
+    assert.equal(priced.status, 200, JSON.stringify(priced.body));
+    await page.goto(`${server.url}/dashboard/payments/${priced.body.id}`);
+    await page.waitForSelector('#payment-price');
+    assert.equal(await text(page, '#payment-price'), '25.00 USD');
+    assert.match(await text(page, '#payment-rate'), /^1 BTC = 50000 USD, locked .+ \(coinbase, kraken\)$/);
+    await expectAccessible(page, 'a payment priced in fiat');
+    await page.goto(`${server.url}/dashboard/payments`);
+    await page.waitForSelector(`a[href="/dashboard/payments/${priced.body.id}"]`);
+    const row = await page.$eval(`tr:has(a[href="/dashboard/payments/${priced.body.id}"]) .amount`, (cell) => (cell as unknown as { innerText: string }).innerText.replace(/\s+/g, ' '));
+    assert.equal(row, `${priced.body.amount} BTC 25.00 USD`);
     await page.browserContext().close();
   });
 
