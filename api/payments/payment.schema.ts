@@ -49,14 +49,25 @@ export const SearchPaymentsQuery = ListPaymentsQuery.extend({
 export type SearchPaymentsQuery = z.output<typeof SearchPaymentsQuery>;
 
 /** Query of the payments report (CSV): payments created at or after `from` and before `to`. */
+/**
+ * A report bound: an ISO 8601 time, with Z or an offset. Said to be required when missing; an offset
+ * whose "+" arrived as a space (left unencoded in the URL) is told how to send it.
+ */
+function reportTime(example: string) {
+  return z.iso.datetime({
+    offset: true,
+    error: (issue) => {
+      if (issue.input === undefined) return 'is required';
+      if (typeof issue.input === 'string' && / [0-9]{2}:?[0-9]{2}$/.test(issue.input)) return 'has a space where its offset\'s "+" should be: send "+" as %2B in a URL';
+      return `must be an ISO 8601 time such as ${example}Z or ${example}+01:00`;
+    },
+  });
+}
+
 export const ExportPaymentsQuery = z.object({
   // An offset is taken too (the dashboard sends the browser's local midnights): the file is named by the days as written.
-  from: z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-11-01T00:00:00Z or 2026-11-01T00:00:00+01:00' })
-    .meta({ description: 'Payments created at or after this time (UTC, or with an offset).' }),
-  to: z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-12-01T00:00:00Z or 2026-12-01T00:00:00+01:00' })
-    .meta({ description: 'Payments created before this time (UTC, or with an offset).' }),
+  from: reportTime('2026-11-01T00:00:00').meta({ description: 'Payments created at or after this time (UTC, or with an offset).' }),
+  to: reportTime('2026-12-01T00:00:00').meta({ description: 'Payments created before this time (UTC, or with an offset).' }),
 });
 /** A validated report query, as epoch milliseconds. */
 export type ExportPaymentsQuery = z.output<typeof ExportPaymentsQuery>;

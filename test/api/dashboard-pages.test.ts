@@ -324,6 +324,11 @@ describe('the payments report', () => {
       400,
       { error: { code: 'validation-failed', message: 'The request has invalid fields: from.', details: [{ path: 'from', message: 'must be an ISO 8601 time such as 2026-11-01T00:00:00Z or 2026-11-01T00:00:00+01:00' }] } },
     ]);
+    // Left out, or with an offset's "+" sent unencoded (a URL reads it as a space): said so.
+    const missing = await browser.get('/reports/payments.csv?to=2026-12-01T00:00:00Z');
+    assert.deepEqual(missing.body.error.details, [{ path: 'from', message: 'is required' }]);
+    const plus = await browser.get('/reports/payments.csv?from=2026-11-01T00:00:00+13:00&to=2026-12-01T00:00:00Z');
+    assert.deepEqual(plus.body.error.details, [{ path: 'from', message: 'has a space where its offset\'s "+" should be: send "+" as %2B in a URL' }]);
   });
 
   test('reads a long range a batch at a time, in order', async () => {
