@@ -37,6 +37,9 @@ export interface PayerMessages {
   addressAlreadySet: string;
   alreadyRequested: string;
   nothingToRefund: string;
+  /** A refund request while what the payer sent still confirms: the link is good, just early. */
+  fundsConfirming: string;
+  fundsConfirmingDetail: string;
   receiptTitle: (shop: string) => string;
   invoice: string;
   date: string;

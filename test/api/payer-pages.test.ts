@@ -180,6 +180,18 @@ describe('the payer asks for a refund', () => {
     server.clock.advance(600_000);
     await server.services.expirySweep.run();
     assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), /<p data-link="refund"><a href="\/refund\/request/);
+    // Followed now, the link says the funds still confirm and to come back, not that it is wrong.
+    const early = await page(`/refund/request?payment=${created.body.id}&lang=en`);
+    assert.equal(early.status, 409);
+    const text = await early.text();
+    assert.match(text, /Your funds are still being confirmed/);
+    assert.match(text, /Come back to this link once it is/);
+    assert.doesNotMatch(text, /nothing to refund|Check the link/);
+    // Once they confirm, the same link shows the form.
+    await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 50 });
+    const form = await page(`/refund/request?payment=${created.body.id}&lang=en`);
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /<form/);
     server.clock.set(NOW);
   });
 

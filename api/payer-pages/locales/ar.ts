@@ -30,6 +30,8 @@ const ar: PayerMessages = {
   addressAlreadySet: `لهذا الاسترداد عنوان بالفعل؛ ولا يمكن تغييره.`,
   alreadyRequested: `طُلب استرداد لهذه الدفعة بالفعل وهو في انتظار المتجر.`,
   nothingToRefund: `لا يوجد ما يُسترد من هذه الدفعة.`,
+  fundsConfirming: `لا تزال أموالك قيد التأكيد`,
+  fundsConfirmingDetail: `لا يزال ما أرسلته قيد التأكيد على الشبكة. عُد إلى هذا الرابط بعد تأكيده: عندها يمكنك طلب استرداد من هنا.`,
   receiptTitle: (shop) => `إيصال من ${shop}`,
   invoice: `الفاتورة`,
   date: `التاريخ`,

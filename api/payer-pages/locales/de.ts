@@ -29,6 +29,8 @@ const de: PayerMessages = {
   addressAlreadySet: `Diese Erstattung hat bereits eine Adresse; sie kann nicht geändert werden.`,
   alreadyRequested: `Für diese Zahlung wurde bereits eine Erstattung angefordert; sie wartet auf den Shop.`,
   nothingToRefund: `Für diese Zahlung gibt es nichts zu erstatten.`,
+  fundsConfirming: `Ihre Zahlung wird noch bestätigt`,
+  fundsConfirmingDetail: `Was Sie gesendet haben, wird im Netzwerk noch bestätigt. Kommen Sie danach zu diesem Link zurück: Dann können Sie hier eine Erstattung anfordern.`,
   receiptTitle: (shop) => `Beleg von ${shop}`,
   invoice: `Rechnung`,
   date: `Datum`,

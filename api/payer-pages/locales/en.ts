@@ -29,6 +29,8 @@ const en: PayerMessages = {
   addressAlreadySet: 'This refund already has an address; it cannot be changed.',
   alreadyRequested: 'A refund of this payment was already requested and waits for the shop.',
   nothingToRefund: 'This payment has nothing to refund.',
+  fundsConfirming: 'Your funds are still being confirmed',
+  fundsConfirmingDetail: 'What you sent is still being confirmed on the network. Come back to this link once it is: you can then ask for a refund here.',
   receiptTitle: (shop) => `Receipt from ${shop}`,
   invoice: 'Invoice',
   date: 'Date',

@@ -29,6 +29,8 @@ const es: PayerMessages = {
   addressAlreadySet: `Este reembolso ya tiene una dirección; no se puede cambiar.`,
   alreadyRequested: `Ya se solicitó un reembolso de este pago y espera a la tienda.`,
   nothingToRefund: `Este pago no tiene nada que reembolsar.`,
+  fundsConfirming: `Tus fondos aún se están confirmando`,
+  fundsConfirmingDetail: `Lo que enviaste aún se está confirmando en la red. Vuelve a este enlace cuando se confirme: entonces podrás pedir aquí un reembolso.`,
   receiptTitle: (shop) => `Recibo de ${shop}`,
   invoice: `Factura`,
   date: `Fecha`,

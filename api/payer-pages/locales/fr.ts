@@ -29,6 +29,8 @@ const fr: PayerMessages = {
   addressAlreadySet: `Ce remboursement a déjà une adresse ; elle ne peut pas être modifiée.`,
   alreadyRequested: `Un remboursement de ce paiement a déjà été demandé et attend la boutique.`,
   nothingToRefund: `Ce paiement n’a rien à rembourser.`,
+  fundsConfirming: `Vos fonds sont encore en cours de confirmation`,
+  fundsConfirmingDetail: `Ce que vous avez envoyé est encore en cours de confirmation sur le réseau. Revenez à ce lien une fois la confirmation faite : vous pourrez alors demander un remboursement ici.`,
   receiptTitle: (shop) => `Reçu de ${shop}`,
   invoice: `Facture`,
   date: `Date`,

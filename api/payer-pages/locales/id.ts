@@ -29,6 +29,8 @@ const id: PayerMessages = {
   addressAlreadySet: `Pengembalian dana ini sudah memiliki alamat; alamat tidak dapat diubah.`,
   alreadyRequested: `Pengembalian dana untuk pembayaran ini sudah diminta dan menunggu toko.`,
   nothingToRefund: `Tidak ada yang dapat dikembalikan dari pembayaran ini.`,
+  fundsConfirming: `Dana Anda masih dikonfirmasi`,
+  fundsConfirmingDetail: `Yang Anda kirim masih dikonfirmasi di jaringan. Kembali ke tautan ini setelah terkonfirmasi: Anda lalu dapat meminta pengembalian dana di sini.`,
   receiptTitle: (shop) => `Tanda terima dari ${shop}`,
   invoice: `Faktur`,
   date: `Tanggal`,

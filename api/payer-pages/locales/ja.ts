@@ -29,6 +29,8 @@ const ja: PayerMessages = {
   addressAlreadySet: `この返金にはすでにアドレスがあり、変更できません。`,
   alreadyRequested: `この支払いの返金はすでに申請され、ショップの対応待ちです。`,
   nothingToRefund: `この支払いに返金できるものはありません。`,
+  fundsConfirming: `送金はまだ確認中です`,
+  fundsConfirmingDetail: `送金はまだネットワーク上で確認中です。確認が済んだらこのリンクに戻ってください。そこで返金を申請できます。`,
   receiptTitle: (shop) => `${shop} の領収書`,
   invoice: `請求書番号`,
   date: `日付`,

@@ -29,6 +29,8 @@ const ptBR: PayerMessages = {
   addressAlreadySet: `Este reembolso já tem um endereço; ele não pode ser alterado.`,
   alreadyRequested: `Um reembolso deste pagamento já foi solicitado e aguarda a loja.`,
   nothingToRefund: `Este pagamento não tem nada a reembolsar.`,
+  fundsConfirming: `Seus fundos ainda estão sendo confirmados`,
+  fundsConfirmingDetail: `O que você enviou ainda está sendo confirmado na rede. Volte a este link quando for confirmado: então você poderá pedir um reembolso aqui.`,
   receiptTitle: (shop) => `Recibo de ${shop}`,
   invoice: `Fatura`,
   date: `Data`,

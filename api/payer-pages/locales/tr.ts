@@ -29,6 +29,8 @@ const tr: PayerMessages = {
   addressAlreadySet: `Bu iadenin zaten bir adresi var; değiştirilemez.`,
   alreadyRequested: `Bu ödeme için zaten iade talep edildi ve mağazayı bekliyor.`,
   nothingToRefund: `Bu ödemede iade edilecek bir şey yok.`,
+  fundsConfirming: `Gönderdiğiniz tutar henüz onaylanıyor`,
+  fundsConfirmingDetail: `Gönderdiğiniz tutar ağda henüz onaylanıyor. Onaylandıktan sonra bu bağlantıya geri dönün: o zaman buradan iade isteyebilirsiniz.`,
   receiptTitle: (shop) => `${shop} makbuzu`,
   invoice: `Fatura`,
   date: `Tarih`,

@@ -29,6 +29,8 @@ const zhCN: PayerMessages = {
   addressAlreadySet: `此退款已有地址，无法更改。`,
   alreadyRequested: `此付款已申请退款，正在等待商家处理。`,
   nothingToRefund: `此付款没有可退的款项。`,
+  fundsConfirming: `您的款项仍在确认中`,
+  fundsConfirmingDetail: `您发送的款项仍在网络上确认中。确认后请回到此链接：届时即可在此申请退款。`,
   receiptTitle: (shop) => `来自 ${shop} 的收据`,
   invoice: `订单号`,
   date: `日期`,
