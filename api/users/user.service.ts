@@ -51,8 +51,9 @@ export function createUserService(deps: { uow: UnitOfWork; clock: Clock }) {
       return { user: toUserOutput(user), password };
     },
 
-    /** A merchant's users, oldest first. */
+    /** A merchant's users, oldest first; a merchant that does not exist is an error, not an empty list. */
     async list(merchantId: string): Promise<UserOutput[]> {
+      if (!(await uow.stores.merchants.findById(merchantId))) throw new NotFound('merchant-not-found', `No merchant with id "${merchantId}".`);
       return (await store.listOf(merchantId)).map(toUserOutput);
     },
 

@@ -72,6 +72,8 @@ describe('users made by the operator', () => {
       stdout: '',
       stderr: `No merchant with id "${unknown}".\n`,
     });
+    // Listing the users of a merchant that does not exist says so, rather than an empty list.
+    assert.deepEqual(await operatorCli(server, ['user', 'list', '--merchant', unknown, '--json']), { code: 1, stdout: '', stderr: `No merchant with id "${unknown}".\n` });
     const missing = await operatorCli(server, ['user', 'delete']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^--email is required\.\n/);
