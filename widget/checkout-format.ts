@@ -132,11 +132,13 @@ function refundText(view: CheckoutView, m: Messages): string | undefined {
 }
 
 // A payer who sent more than asked is told how much more, and that the shop can give it back; once
-// the shop has decided on a refund, that it is on its way or sent instead.
+// the shop has decided on a refund, that it is on its way or sent instead. What arrived after the
+// payment expired, once it was paid (PAID_LATE on a paid payment), is more than asked too.
 function withOverpaid(detail: string, view: CheckoutView, m: Messages): string {
   const refund = refundText(view, m);
   if (refund) return `${detail} ${refund}`;
-  const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : undefined;
+  const lateExtra = () => sumAmounts(view.transactions.filter((t) => t.late).map((t) => t.receivedAmount), view.asset.decimals);
+  const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : view.exception === 'PAID_LATE' ? lateExtra() : undefined;
   if (!extra || !isPositive(extra)) return detail;
   return `${detail} ${m.overpaid(view.merchant.name, amountText(extra, view.asset, m.locale))}`;
 }

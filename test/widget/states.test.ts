@@ -153,6 +153,18 @@ describe('<crypto-checkout> states', () => {
     expect(text($(ar, '.status-detail'))).to.contain('أرسلتَ \u20662.5 USDT\u2069 زيادةً على المبلغ المطلوب؛ ويمكن لـ Demo Store أن يردّ إليك الفرق.');
     await expect(ar).to.be.accessible();
     fixtureCleanup();
+    // Paid, then more arrived after it expired (PAID_LATE): that, too, is more than was asked for.
+    network!.restore();
+    const paidThenLate: CheckoutView = {
+      ...completeView(),
+      totalReceivedAmount: '0.01400000',
+      transactions: [completeView().transactions[0]!, { ...completeView().transactions[0]!, txnId: 'f'.repeat(64), receivedAmount: '0.00400000', late: true }],
+      exception: 'PAID_LATE',
+    };
+    serve(paidThenLate);
+    const late = await renderLoaded();
+    expect(text($(late, '.status-detail'))).to.equal('Demo Store has received 0.014 BTC. Thank you! You sent 0.004 BTC more than was asked for; Demo Store can refund the difference to you.');
+    fixtureCleanup();
     // Paid exactly: no such line.
     network!.restore();
     serve(completeView());
