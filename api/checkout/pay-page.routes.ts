@@ -4,9 +4,9 @@ import { acceptedLanguages, type Locale, lookupLocale, matchLocale } from '../..
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
-import { InvalidState, NotFound } from '../shared/errors.ts';
+import { Conflict, InvalidState, NotFound } from '../shared/errors.ts';
 import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
-import { payerLinks } from '../payer-pages/payer-links.ts';
+import { payerLinks, type RequestStanding } from '../payer-pages/payer-links.ts';
 import { shownPayerLinks } from '../../hosted/payer-link-rules.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
 
@@ -42,20 +42,22 @@ export interface RefundRequests {
 }
 
 /**
- * Whether a payment whose state offers a refund request has nothing left to ask for (refunded in
- * full, or less owed than a payout lets go): its page then shows no link to a form that could only
- * say so. A request already waiting keeps the link: its page says it waits for the shop.
+ * Where a payment whose state offers a refund request stands for one: `nothing` left to ask for
+ * (refunded in full, or less owed than a payout lets go: its page shows no link to a form that could
+ * only say so), `requested` already (the page says it waits for the shop instead of offering
+ * another), or `open`.
  */
-async function nothingToRequest(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception' | 'confirmsNeeded' | 'transactions'>): Promise<boolean> {
-  if (!shownPayerLinks(view).refund) return false;
+async function requestStanding(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception' | 'confirmsNeeded' | 'transactions'>): Promise<RequestStanding> {
+  if (!shownPayerLinks(view).refund) return 'open';
   // What still confirms is not refundable yet, but will be, and the page stops following an expired
   // payment: it keeps the link, whose form opens once what arrived is confirmed.
-  if (view.transactions.some((t) => t.confirmations < view.confirmsNeeded)) return false;
+  if (view.transactions.some((t) => t.confirmations < view.confirmsNeeded)) return 'open';
   try {
     await refunds.requestable(view.id);
-    return false;
+    return 'open';
   } catch (err) {
-    return err instanceof InvalidState;
+    if (err instanceof Conflict && err.code === 'refund-already-requested') return 'requested';
+    return err instanceof InvalidState ? 'nothing' : 'open';
   }
 }
 
@@ -77,7 +79,7 @@ export function payPageRoutes(checkout: CheckoutService, refunds: RefundRequests
         const view = (await checkout.snapshot(id)).view;
         // A language chosen on the page is kept with the payment: its receipt and mail speak it.
         if (typeof req.query.lang === 'string' && lookupLocale(req.query.lang)) await checkout.rememberLocale(view.id, messages.locale);
-        const links = payerLinks(view, PAYER_MESSAGES[messages.locale], { nothingToRequest: await nothingToRequest(refunds, view) });
+        const links = payerLinks(view, PAYER_MESSAGES[messages.locale], { request: await requestStanding(refunds, view) });
         page = renderPayPage(view, assets, { messages }, links);
       }
     } catch (err) {

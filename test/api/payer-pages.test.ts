@@ -140,8 +140,10 @@ describe('the payer asks for a refund', () => {
     assert.equal(asked.status, 303);
     const location = asked.headers.get('location')!;
     assert.match(await (await page(location)).text(), /Demandé : en attente de la boutique/);
-    // The request waits for the shop: the payment's page keeps the link, whose page says so.
-    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), /<p data-link="refund"><a href="\/refund\/request/);
+    // The request waits for the shop: the payment's page says so instead of offering another.
+    const waiting = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(waiting, /<p data-link="refund" class="pay-requested">A refund of this payment was already requested and waits for the shop.<\/p>/);
+    assert.doesNotMatch(waiting, /href="\/refund\/request/);
     const twice = await page(`/refund/request?payment=${created.body.id}`);
     assert.equal(twice.status, 409);
     assert.match(twice.headers.get('content-type') ?? '', /^text\/html/);
