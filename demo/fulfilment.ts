@@ -6,6 +6,7 @@
 import Decimal from 'decimal.js';
 import type { Payment } from '../client/index.ts';
 import { covers, isPriced, priceIn, productOfInvoice, type Product } from './catalogue.ts';
+import { networkName } from './views/format.ts';
 
 /** Where an order stands, from the store's point of view. */
 export type OrderStateKind = 'awaiting-payment' | 'partly-paid' | 'confirming' | 'paid' | 'expired' | 'needs-review';
@@ -44,7 +45,7 @@ export function orderState(product: Product, payment: Payment): OrderState {
     case 'COMPLETE': {
       const expected = expectedAmount(product, payment);
       if (expected !== undefined && covers(payment.amount, expected) && covers(payment.totalReceivedAmount, expected)) {
-        return { kind: 'paid', label: 'Paid', message: `The payment is confirmed on the ${payment.asset.network} network. Your ${product.name} is being packed.` };
+        return { kind: 'paid', label: 'Paid', message: `The payment is confirmed on the ${networkName(payment.asset.network)} network. Your ${product.name} is being packed.` };
       }
       return {
         kind: 'needs-review',

@@ -15,10 +15,10 @@ export function trimAmount(amount: string): string {
   return amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount;
 }
 
-/** "$18.00" from a decimal string of dollars: at least two decimals ("0.5" → "$0.50"), never fewer than given. */
+/** "$18.00" from a decimal string of dollars: at least two decimals ("0.5" → "$0.50"), never fewer than given, thousands grouped ("$64,000.12"). */
 export function usd(amount: string): string {
   const [whole, fraction = ''] = amount.split('.');
-  return `$${whole}.${fraction.padEnd(2, '0')}`;
+  return `$${whole!.replace(/\B(?=(\d{3})+$)/g, ',')}.${fraction.padEnd(2, '0')}`;
 }
 
 /** A network's display name: "bitcoin" → "Bitcoin". */
