@@ -4,7 +4,7 @@ import { acceptedLanguages, type Locale, lookupLocale, matchLocale } from '../..
 import { sendCompressed } from '../http/send-compressed.ts';
 import type { CheckoutService } from './checkout.service.ts';
 import { type PageAssets, payPageCsp, renderNotFoundPage, renderPayPage, UNBUILT_ASSETS } from './pay-page.ts';
-import { Conflict, InvalidState, NotFound } from '../shared/errors.ts';
+import { Conflict, InvalidState, NotFound, NotYet } from '../shared/errors.ts';
 import { PAYER_MESSAGES } from '../payer-pages/payer-messages-all.ts';
 import { payerLinks, type RequestStanding } from '../payer-pages/payer-links.ts';
 import { shownPayerLinks } from '../../hosted/payer-link-rules.ts';
@@ -47,16 +47,16 @@ export interface RefundRequests {
  * only say so), `requested` already (the page says it waits for the shop instead of offering
  * another), or `open`.
  */
-async function requestStanding(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception' | 'confirmsNeeded' | 'transactions'>): Promise<RequestStanding> {
+async function requestStanding(refunds: RefundRequests, view: Pick<CheckoutOutput, 'id' | 'status' | 'exception'>): Promise<RequestStanding> {
   if (!shownPayerLinks(view).refund) return 'open';
-  // What still confirms is not refundable yet, but will be, and the page stops following an expired
-  // payment: it keeps the link, whose form opens once what arrived is confirmed.
-  if (view.transactions.some((t) => t.confirmations < view.confirmsNeeded)) return 'open';
   try {
     await refunds.requestable(view.id);
     return 'open';
   } catch (err) {
     if (err instanceof Conflict && err.code === 'refund-already-requested') return 'requested';
+    // What still confirms is not refundable yet, but will be, and the page stops following an expired
+    // payment: it keeps the link, whose page says to come back once what arrived is confirmed.
+    if (err instanceof NotYet) return 'open';
     return err instanceof InvalidState ? 'nothing' : 'open';
   }
 }

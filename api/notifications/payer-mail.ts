@@ -17,12 +17,15 @@ import type { Refund } from '../refunds/refund.store.ts';
 import { claimUrlOf, type RefundViewDeps } from '../refunds/refund.view.ts';
 import type { Stores } from '../unit-of-work.ts';
 
-/** A message's text as paragraphs (their lines kept apart), also rendered as HTML with its links clickable. */
-function bodies(text: string, locale: Locale): { textBody: string; htmlBody: string } {
+/**
+ * A message's text as paragraphs (their lines kept apart), also rendered as HTML with the service's
+ * own links (under `publicUrl`) clickable; any other address, such as an invoice that is one, stays text.
+ */
+function bodies(text: string, locale: Locale, publicUrl: string): { textBody: string; htmlBody: string } {
   const paragraphs = text.trim().split(/\n\n+/);
   const linkedLine = (line: string) => {
     const match = /(https?:\/\/\S+)$/.exec(line);
-    if (!match) return html`${line}`;
+    if (!match || !match[1]!.startsWith(`${publicUrl}/`)) return html`${line}`;
     const before = line.slice(0, match.index);
     return html`${before}<a href="${match[1]!}">${match[1]!}</a>`;
   };
@@ -61,7 +64,7 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
         `${m.date}: ${dateText(new Date(now).toISOString(), m)}`,
       ];
       const text = `${m.mailReceiptText(shop, url)}\n${facts.join('\n')}\n`;
-      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(text, m.locale), kind: 'receipt', createdAt: now });
+      await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(text, m.locale, view.publicUrl), kind: 'receipt', createdAt: now });
     },
 
     /** The payer's claim link, when a refund is created awaiting their address and the payment's customer gave an e-mail. */
@@ -77,7 +80,7 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
         id: `refund-claim:${refund.id}`,
         recipient: to,
         subject: m.mailClaimSubject(shop),
-        ...bodies(m.mailClaimText(shop, amount, claimUrlOf(view, refund.id)), m.locale),
+        ...bodies(m.mailClaimText(shop, amount, claimUrlOf(view, refund.id)), m.locale, view.publicUrl),
         kind: 'refund-claim',
         createdAt: clock(),
       });
@@ -95,7 +98,7 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
         `A payer asks for a refund of ${amount} for payment ${refund.paymentId}${invoice}, to ${refund.addressTo}${refund.destTag ? ` (tag ${refund.destTag})` : ''}.\n\n` +
         `Approve or cancel it in the dashboard, on the payment's page: ${view.publicUrl}/dashboard/payments/${refund.paymentId}\n\n` +
         `Or through the API: POST /v2/refund/${refund.id}/approve or /cancel.\n`;
-      await stores.mail.queue({ id: `refund-request:${refund.id}`, recipient: merchant.email, subject: `Refund requested: ${amount}${invoice}`, ...bodies(text, 'en'), kind: 'refund-request', createdAt: clock() });
+      await stores.mail.queue({ id: `refund-request:${refund.id}`, recipient: merchant.email, subject: `Refund requested: ${amount}${invoice}`, ...bodies(text, 'en', view.publicUrl), kind: 'refund-request', createdAt: clock() });
     },
   };
 }

@@ -5,8 +5,9 @@
  * drop the page's controls). A payment priced in fiat shows its price beside the amount, as the payer
  * page does, and the rate it was locked at with the sources that quoted it and when.
  */
-import { amountText, priceText } from '../../widget/checkout-format.ts';
+import { amountText, isPositive, listText, priceText, sumAmounts } from '../../widget/checkout-format.ts';
 import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
+import type { Messages } from '../../widget/i18n/messages.ts';
 import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import type { PageAssets } from '../checkout/pay-page.ts';
 import { html, type SafeHtml } from '../http/html.ts';
@@ -31,6 +32,16 @@ function rateText(rate: NonNullable<CheckoutOutput['rate']>, asset: CheckoutOutp
   return html`<span dir="ltr">1 ${asset.short} = ${value}</span><br><span class="pay-small">${m.rateQuoted(sources, dateText(rate.at, m))}</span>`;
 }
 
+/** What arrived in time and what after expiry, as the payer page words it ("0.6 ETH arrived in time and 0.3 ETH arrived after it expired"). */
+function arrivedText(view: CheckoutOutput, w: Messages): string {
+  const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
+  const parts = [
+    ...(isPositive(sum(false)) ? [w.arrivedInTime(amountText(sum(false), view.asset, w.locale))] : []),
+    ...(isPositive(sum(true)) ? [w.arrivedLate(amountText(sum(true), view.asset, w.locale))] : []),
+  ];
+  return listText(w.locale, parts);
+}
+
 function fact(label: string, value: SafeHtml | string): SafeHtml {
   return html`<div class="pay-fact"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
@@ -41,7 +52,7 @@ export function renderReceiptPage(view: CheckoutOutput, m: PayerMessages, assets
   const w = ALL_MESSAGES[m.locale];
   const facts = [
     // Paid late to an expired payment: the receipt of what arrived, never proof that the order was paid.
-    ...(view.status === 'EXPIRED' ? [fact(m.status, html`<strong id="receipt-expired">${w.paymentExpired}</strong>: ${w.arrivedLate(amountText(view.totalReceivedAmount, view.asset, m.locale))}`)] : []),
+    ...(view.status === 'EXPIRED' ? [fact(m.status, html`<strong id="receipt-expired">${w.paymentExpired}</strong>: ${arrivedText(view, w)}`)] : []),
     ...(view.invoice ? [fact(m.invoice, html`<bdi dir="ltr">${view.invoice}</bdi>`)] : []),
     fact(m.amount, html`<strong dir="ltr">${amountText(view.amount, view.asset, m.locale)}</strong>${view.price ? html` <span class="pay-price">${priceText(view.price, m.locale)}</span>` : ''}`),
     ...(view.rate ? [fact(m.rate, rateText(view.rate, view.asset, m))] : []),

@@ -5,10 +5,10 @@ import { payerPageStyles } from './page-shell.ts';
 import { REFUND_FOLLOW_SCRIPT, REFUND_FOLLOW_SCRIPT_PATH } from './refund-follow-script.ts';
 import type { Asset } from '../networks/asset-registry.ts';
 import { networkName } from '../../widget/checkout-format.ts';
-import { FundsConfirming, type RefundClaims } from '../refunds/refund-claims.ts';
+import type { RefundClaims } from '../refunds/refund-claims.ts';
 import { DestinationInput } from '../refunds/refund.schema.ts';
 import { isOwnAddressRefusal } from '../withdrawals/withdrawal-request.ts';
-import { Conflict, DomainError, InvalidInput, InvalidState, NotFound } from '../shared/errors.ts';
+import { Conflict, DomainError, InvalidInput, InvalidState, NotFound, NotYet } from '../shared/errors.ts';
 import type { PayerMessages } from './payer-messages.ts';
 import { payerMessages } from './payer-locale.ts';
 import { type FormState, renderClaimPage, renderNoticePage, renderRequestPage } from './refund-pages.ts';
@@ -101,7 +101,7 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
     } catch (err) {
       if (err instanceof NotFound) return invalidLink(req, res, m);
       if (err instanceof Conflict && err.code === 'refund-already-requested') return send(req, res, 409, renderNoticePage(m, assets, m.alreadyRequested, ''));
-      if (err instanceof FundsConfirming) return send(req, res, 409, renderNoticePage(m, assets, m.fundsConfirming, m.fundsConfirmingDetail));
+      if (err instanceof NotYet) return send(req, res, 409, renderNoticePage(m, assets, m.fundsConfirming, m.fundsConfirmingDetail));
       if (err instanceof InvalidState) return send(req, res, 409, renderNoticePage(m, assets, m.nothingToRefund, m.invalidLinkDetail));
       throw err;
     }

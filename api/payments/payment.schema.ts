@@ -58,7 +58,7 @@ function reportTime(example: string) {
     offset: true,
     error: (issue) => {
       if (issue.input === undefined) return 'is required';
-      if (typeof issue.input === 'string' && / [0-9]{2}:?[0-9]{2}$/.test(issue.input)) return 'has a space where its offset\'s "+" should be: send "+" as %2B in a URL';
+      if (typeof issue.input === 'string' && /T[0-9:.]+ [0-9]{2}:?[0-9]{2}$/.test(issue.input)) return 'has a space where its offset\'s "+" should be: send "+" as %2B in a URL';
       return `must be an ISO 8601 time such as ${example}Z or ${example}+01:00`;
     },
   });

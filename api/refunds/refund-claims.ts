@@ -9,7 +9,7 @@ import { UniqueViolation } from '../db/database.ts';
 import type { AssetRegistry, Asset } from '../networks/asset-registry.ts';
 import type { Clock } from '../shared/clock.ts';
 import { isoTime } from '../shared/clock.ts';
-import { Conflict, InvalidState, NotFound } from '../shared/errors.ts';
+import { Conflict, InvalidState, NotFound, NotYet } from '../shared/errors.ts';
 import { newId, storedId } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import { formatAmount } from '../shared/money.ts';
@@ -23,6 +23,8 @@ import { startRefundPayout } from './refund-payout.ts';
 import type { Refund, RefundStatus } from './refund.store.ts';
 import type { RefundTransitions } from './refund-transitions.ts';
 import { isConfirmed, payerMayRequest, refundabilityOf } from './refundable.ts';
+import { reckon } from '../payments/payment-exception.ts';
+import { effectiveStatus } from '../payments/payment-status.ts';
 
 /** What the payer may see of a refund. */
 export interface ClaimView {
@@ -66,13 +68,6 @@ export interface RefundClaimsDeps {
 }
 
 const LINK_NOT_VALID = () => new NotFound('not-found', 'This refund link is not valid.');
-
-/** Nothing a payer can ask for yet, while what the payment received still confirms: the link is early, not wrong. */
-export class FundsConfirming extends InvalidState {
-  constructor() {
-    super('invalid-state', 'What this payment received is still confirming; a refund can be asked for once it has confirmed.');
-  }
-}
 
 /** Creates the payer's refund use cases. */
 export function createRefundClaims(deps: RefundClaimsDeps) {
@@ -138,17 +133,19 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const key = storedId(paymentId);
       const payment = key === undefined ? undefined : await uow.stores.payments.findById(key);
       if (!payment) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists.`);
-      const { standing, open, confirming } = await uow.snapshot(async (stores) => ({
+      const { standing, open, all } = await uow.snapshot(async (stores) => ({
         standing: await refundabilityOf(stores, registry, payment, clock()),
         open: await stores.refunds.openRequestOf(payment.id),
-        confirming: (await stores.payments.transactionsOf(payment.id)).some((t) => !isConfirmed(payment, t)),
+        all: await stores.payments.transactionsOf(payment.id),
       }));
+      // Funds still confirming that, once confirmed, would let the payer ask (UNDERPAID or PAID_LATE
+      // counted with them): the link is early, not wrong.
+      const confirming = all.some((t) => !isConfirmed(payment, t)) && payerMayRequest(reckon(effectiveStatus(payment, clock()), payment, all).exception);
       // Asked for already (what is owed is then reserved by that request): said so, not "nothing to refund".
       if (open) throw new Conflict('refund-already-requested', 'A refund of this payment was already asked for and waits for the shop.');
       // Nothing owed, or less than the network fee lets go out: no form that could never succeed.
       if (!payerMayRequest(standing.exception) || standing.owed.isZero() || standing.owed.lt(standing.asset.minWithdrawal)) {
-        // Funds still confirming may be owed once they confirm: the link is early, not wrong.
-        if (confirming) throw new FundsConfirming();
+        if (confirming) throw new NotYet('invalid-state', 'What this payment received is still confirming; a refund can be asked for once it has confirmed.');
         throw new InvalidState('invalid-state', 'This payment has nothing a payer can ask to have refunded.');
       }
       return {

@@ -169,7 +169,7 @@ export function createRefundService(deps: RefundServiceDeps) {
           const standing = await refundabilityOf(stores, registry, payment, now);
           const amount = asked !== undefined ? parseAmount(asked) : standing.owed;
           if (asked === undefined && amount.isZero()) {
-            throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }]);
+            throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment is still open, was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }]);
           }
           if (amount.gt(standing.refundable)) throw refundErrors.exceeds(amount, standing.refundable, asset);
           if (amount.lt(asset.minWithdrawal)) throw refundErrors.belowMinimum(asset, input.price ? 'price.amount' : 'amount');

@@ -78,6 +78,11 @@ export class InvalidState extends DomainError {
   override name = 'InvalidState';
 }
 
+/** Not possible yet, but will be once something under way ends (funds still confirming): early, not wrong. Answered as `invalid-state`. */
+export class NotYet extends InvalidState {
+  override name = 'NotYet';
+}
+
 /** Something else already holds what this asks for: an invoice, an idempotency key in use, a limit's last place. */
 export class Conflict extends DomainError {
   override name = 'Conflict';

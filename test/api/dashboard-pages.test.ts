@@ -329,6 +329,9 @@ describe('the payments report', () => {
     assert.deepEqual(missing.body.error.details, [{ path: 'from', message: 'is required' }]);
     const plus = await browser.get('/reports/payments.csv?from=2026-11-01T00:00:00+13:00&to=2026-12-01T00:00:00Z');
     assert.deepEqual(plus.body.error.details, [{ path: 'from', message: 'has a space where its offset\'s "+" should be: send "+" as %2B in a URL' }]);
+    // A date and time with a space between them is a wrong format, not a lost "+".
+    const spaced = await browser.get(`/reports/payments.csv?from=${encodeURIComponent('2026-11-01 00:00')}&to=2026-12-01T00:00:00Z`);
+    assert.deepEqual(spaced.body.error.details, [{ path: 'from', message: 'must be an ISO 8601 time such as 2026-11-01T00:00:00Z or 2026-11-01T00:00:00+01:00' }]);
   });
 
   test('reads a long range a batch at a time, in order', async () => {

@@ -66,8 +66,8 @@ describe('mail', () => {
     assert.match(partOf(mail[0]!.raw, 'text/html')!, /^<!doctype html><html lang="es" dir="ltr">/);
   });
 
-  test('the receipt mail of a payment priced in fiat names its price beside the amount', async () => {
-    const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, customer: { email: 'dee@example.com' } });
+  test('the receipt mail of a payment priced in fiat names its price beside the amount; only the service\'s own link is clickable', async () => {
+    const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, invoice: 'https://shop.example/o/9', customer: { email: 'dee@example.com' } });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.5', asset: ETH, confirmations: 50 });
     assert.equal(await sendMail(), 1);
@@ -75,8 +75,12 @@ describe('mail', () => {
     assert.equal(mail.length, 1);
     assert.equal(
       partOf(mail[0]!.raw, 'text/plain'),
-      `Thank you for your payment to Mail Shop.\r\n\r\nYour receipt: ${server.url}/receipt?id=${created.body.id}\r\n\r\nAmount: 0.5 ETH ($1,000.00)\r\nDate: Nov 21, 2026, 10:15 AM UTC\r\n`,
+      `Thank you for your payment to Mail Shop.\r\n\r\nYour receipt: ${server.url}/receipt?id=${created.body.id}\r\n\r\nInvoice: https://shop.example/o/9\r\nAmount: 0.5 ETH ($1,000.00)\r\nDate: Nov 21, 2026, 10:15 AM UTC\r\n`,
     );
+    // Only the service's own link is made clickable: an invoice that is an address stays text.
+    const htmlPart = partOf(mail[0]!.raw, 'text/html')!;
+    assert.match(htmlPart, /<p>Invoice: https:\/\/shop\.example\/o\/9<br>Amount:/);
+    assert.match(htmlPart, new RegExp(`<a href="${server.url}/receipt\\?id=${created.body.id}">`));
   });
 
   test('the payer gets the claim link of a refund awaiting their address; the merchant gets a payer\'s request', async () => {

@@ -144,6 +144,11 @@ describe('the payer asks for a refund', () => {
     const waiting = await (await page(`/pay?id=${created.body.id}`)).text();
     assert.match(waiting, /<p data-link="refund" class="pay-requested">A refund of this payment was already requested and waits for the shop.<\/p>/);
     assert.doesNotMatch(waiting, /href="\/refund\/request/);
+    // More arriving late, still confirming, does not bring the link back while the request waits.
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.1', asset: ETH, confirmations: 0 });
+    const stillWaiting = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(stillWaiting, /class="pay-requested">A refund of this payment was already requested/);
+    assert.doesNotMatch(stillWaiting, /href="\/refund\/request/);
     const twice = await page(`/refund/request?payment=${created.body.id}`);
     assert.equal(twice.status, 409);
     assert.match(twice.headers.get('content-type') ?? '', /^text\/html/);
@@ -189,6 +194,12 @@ describe('the payer asks for a refund', () => {
     assert.match(text, /Your funds are still being confirmed/);
     assert.match(text, /Come back to this link once it is/);
     assert.doesNotMatch(text, /nothing to refund|Check the link/);
+    // Funds confirming on a payment no payer can ask a refund of (paid exactly, still confirming): nothing to come back for.
+    const exact = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: exact.body.addressTo, amount: '1', asset: ETH, confirmations: 0 });
+    const none = await (await page(`/refund/request?payment=${exact.body.id}&lang=en`)).text();
+    assert.match(none, /This payment has nothing to refund/);
+    assert.doesNotMatch(none, /Come back/);
     // Once they confirm, the same link shows the form.
     await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 50 });
     const form = await page(`/refund/request?payment=${created.body.id}&lang=en`);
@@ -243,6 +254,15 @@ describe('the receipt', () => {
     const facts = async (lang: string) => /<dl class="pay-facts"><div class="pay-fact">(.*?)<\/div>/s.exec(await (await page(`/receipt?id=${late.id}&lang=${lang}`)).text())?.[1];
     assert.equal(await facts('en'), '<dt>Status</dt><dd><strong id="receipt-expired">Payment expired</strong>: 0.4 ETH arrived after it expired</dd>');
     assert.match((await facts('de'))!, /^<dt>Status<\/dt><dd><strong id="receipt-expired">Zahlung abgelaufen<\/strong>: /);
+    // Some in time and some late: each said as it came.
+    const both = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: both.body.addressTo, amount: '0.6', asset: ETH, confirmations: 50 });
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+    await postJson(`${server.api}/dev/transactions`, { address: both.body.addressTo, amount: '0.3', asset: ETH, confirmations: 50 });
+    server.clock.set(NOW);
+    const bothFacts = /<dl class="pay-facts"><div class="pay-fact">(.*?)<\/div>/s.exec(await (await page(`/receipt?id=${both.body.id}&lang=en`)).text())?.[1];
+    assert.equal(bothFacts, '<dt>Status</dt><dd><strong id="receipt-expired">Payment expired</strong>: 0.6 ETH arrived in time and 0.3 ETH arrived after it expired</dd>');
     // A payment paid on time has no such line.
     const onTime = await paid('1', '1');
     assert.doesNotMatch(await (await page(`/receipt?id=${onTime.id}`)).text(), /receipt-expired/);

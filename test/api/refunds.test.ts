@@ -145,7 +145,7 @@ describe('the merchant refunds a payment', () => {
       error: {
         code: 'validation-failed',
         message: 'The request has invalid fields: amount.',
-        details: [{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }],
+        details: [{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment is still open, was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }],
       },
     });
   });
@@ -158,7 +158,7 @@ describe('the merchant refunds a payment', () => {
     const response = await api.post(`/payment/${payment.id}/refund`, {});
     assert.equal(response.status, 400);
     assert.deepEqual(response.body.error.details, [
-      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
+      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment is still open, was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
     ]);
     // Nothing was reserved: the payer pays the rest, and the payment completes with nothing owed.
     await pay(payment, '0.6');
@@ -177,7 +177,7 @@ describe('the merchant refunds a payment', () => {
     const early = await api.post(`/payment/${payment.id}/refund`, { addressTo: ETH_ADDRESS });
     assert.equal(early.status, 400);
     assert.deepEqual(early.body.error.details, [
-      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
+      { path: 'amount', message: 'is required: the payer is owed nothing by default (the payment is still open, was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' },
     ]);
     assert.equal((await api.post(`/payment/${payment.id}/refund`, { amount: '0.5', addressTo: ETH_ADDRESS })).body.error.code, 'refund-exceeds-payment');
     await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 50 });
