@@ -154,7 +154,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): expr
   if (services.simulator) app.use('/v2/dev', simulatorRoutes(services.simulator));
   // Each resource at its own prefix, so a request enters only the router that serves it.
   app.use('/v2/payment', payments.router);
-  app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, services.registry, auth));
+  app.use('/v2/withdrawal', withdrawalRoutes(services.withdrawals, auth));
   app.use('/v2/balance', balanceRoutes(services.balance, auth));
   app.use('/v2/reports', reportRoutes(services.paymentExport, auth));
   app.use('/v2/webhooks', webhookRoutes(services.webhooks, auth));

@@ -6,9 +6,7 @@ import { Router } from 'express';
 import { jsonBody } from '../http/json-body.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { parseOrThrow } from '../shared/validation.ts';
-import type { AssetRegistry } from '../networks/asset-registry.ts';
 import { ListWithdrawalsQuery } from '../withdrawals/withdrawal.schema.ts';
-import { parseCreateWithdrawal } from '../withdrawals/withdrawal-request.ts';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.ts';
 import type { DashboardAuth } from './dashboard-auth.ts';
 
@@ -16,8 +14,8 @@ const ARRAY_FILTERS = ['statuses', 'ids', 'invoices', 'txnIds'] as const;
 const SCALARS = ['page', 'limit'] as const;
 
 /** The withdrawal routes of the dashboard. */
-export function dashboardWithdrawalRoutes(deps: { withdrawals: WithdrawalService; registry: AssetRegistry; auth: DashboardAuth }): Router {
-  const { withdrawals, registry, auth } = deps;
+export function dashboardWithdrawalRoutes(deps: { withdrawals: WithdrawalService; auth: DashboardAuth }): Router {
+  const { withdrawals, auth } = deps;
   const router = Router();
   router.get('/', ...auth.signedIn, async (req, res) => {
     res.json(await withdrawals.list(res.locals.merchant, parseOrThrow(ListWithdrawalsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, ['invoices']))));
@@ -26,7 +24,7 @@ export function dashboardWithdrawalRoutes(deps: { withdrawals: WithdrawalService
     res.json(await withdrawals.get(res.locals.merchant, req.params.id as string));
   });
   router.post('/', ...auth.change, ...jsonBody, async (req, res) => {
-    res.json(await withdrawals.create(res.locals.merchant, parseCreateWithdrawal(registry, req.body)));
+    res.json(await withdrawals.create(res.locals.merchant, await withdrawals.read(req.body)));
   });
   router.post('/:id/approve', ...auth.change, async (req, res) => {
     res.json(await withdrawals.approve(res.locals.merchant, req.params.id as string));

@@ -26,7 +26,7 @@ export function dashboardRoutes(services: AppServices, distDir: string, assets: 
   router.use('/api/events', dashboardEventRoutes({ feed: services.merchantFeed, auth, sessions }));
   router.use('/api/session', sessionRoutes({ users, sessions, merchants, auth, publicUrl: config.publicUrl }));
   router.use('/api/payments', dashboardPaymentRoutes({ payments: services.payments, webhooks: services.webhooks, auth }));
-  router.use('/api/withdrawals', dashboardWithdrawalRoutes({ withdrawals: services.withdrawals, registry: services.registry, auth }));
+  router.use('/api/withdrawals', dashboardWithdrawalRoutes({ withdrawals: services.withdrawals, auth }));
   router.use('/api/webhooks', dashboardWebhookRoutes({ webhooks: services.webhooks, auth }));
   router.use('/api', dashboardRefundRoutes({ refunds: services.refunds, auth }));
   router.use('/api', dashboardAccountRoutes({ balance: services.balance, merchants, exporter: services.paymentExport, auth }));

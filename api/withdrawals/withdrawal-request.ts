@@ -37,7 +37,11 @@ export function destinationErrors(codec: AddressCodec, asset: Asset, addressTo: 
  */
 export async function refuseOwnAddress(addresses: Pick<AddressStore, 'isReceiving'>, codec: AddressCodec, asset: Asset, addressTo: string): Promise<void> {
   if (!(await addresses.isReceiving(asset.network, codec.canonical(addressTo)))) return;
-  throw invalidFields([{ path: 'addressTo', message: `${OWN_ADDRESS} on ${asset.network}: a payout there would come back as a payment, not reach anyone` }]);
+  throw invalidFields([ownAddressError(asset)]);
+}
+
+function ownAddressError(asset: Asset): FieldError {
+  return { path: 'addressTo', message: `${OWN_ADDRESS} on ${asset.network}: a payout there would come back as a payment, not reach anyone` };
 }
 
 const OWN_ADDRESS = "is one of this installation's own receiving addresses";
@@ -71,4 +75,24 @@ export function parseCreateWithdrawal(registry: AssetRegistry, body: unknown): C
   const { data, errors } = parseCollecting(CreateWithdrawalInput, body);
   const asset = resolveRequestAsset(registry, body, errors, (named) => assetErrors(registry.codec(named.network), named, body));
   return { input: data!, asset };
+}
+
+/**
+ * Reads a create request as `parseCreateWithdrawal` does; when other fields are bad, an address that
+ * is one of this installation's own (a database check, otherwise made by the use case once the rest
+ * is valid) is named among them, so every bad field is told at once.
+ */
+export async function readCreateWithdrawal(registry: AssetRegistry, addresses: Pick<AddressStore, 'isReceiving'>, body: unknown): Promise<CreateWithdrawalRequest> {
+  try {
+    return parseCreateWithdrawal(registry, body);
+  } catch (err) {
+    if (!(err instanceof InvalidInput) || err.code !== 'validation-failed' || !err.details || err.details.some((d) => d.path === 'addressTo')) throw err;
+    const { asset: named, addressTo } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    const { short, network } = (typeof named === 'object' && named !== null ? named : {}) as Record<string, unknown>;
+    const found = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
+    if (!found || !registry.isServed(found) || typeof addressTo !== 'string') throw err;
+    const codec = registry.codec(found.network);
+    if (!codec.isValid(addressTo) || !(await addresses.isReceiving(found.network, codec.canonical(addressTo)))) throw err;
+    throw invalidFields([...err.details, ownAddressError(found)]);
+  }
 }

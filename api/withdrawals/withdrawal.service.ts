@@ -16,7 +16,7 @@ import type { Logger } from '../shared/logger.ts';
 import { Conflict, InvalidState, NotFound, Refused } from '../shared/errors.ts';
 import { formatAmount, formatCounted, parseAmount } from '../shared/money.ts';
 import type { AnyStores, UnitOfWork } from '../unit-of-work.ts';
-import { type CreateWithdrawalRequest, refuseOwnAddress } from './withdrawal-request.ts';
+import { type CreateWithdrawalRequest, readCreateWithdrawal, refuseOwnAddress } from './withdrawal-request.ts';
 import type { ListWithdrawalsQuery, WithdrawalOutput, WithdrawalStatus } from './withdrawal.schema.ts';
 import type { PayoutSender } from './payout-sender.ts';
 import type { Withdrawal } from './withdrawal.store.ts';
@@ -96,6 +96,9 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
   }
 
   return {
+    /** Reads a create request's body: every bad field at once, one of this installation's own addresses among them. */
+    read: (body: unknown): Promise<CreateWithdrawalRequest> => readCreateWithdrawal(registry, uow.stores.addresses, body),
+
     /** Creates a withdrawal and reserves its amount; 422 when the available balance is short. */
     async create(merchant: Merchant, { input, asset }: CreateWithdrawalRequest): Promise<WithdrawalOutput> {
       await refuseOwnAddress(uow.stores.addresses, registry.codec(asset.network), asset, input.addressTo);

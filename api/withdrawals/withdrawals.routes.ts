@@ -2,8 +2,6 @@ import { Router } from 'express';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { parseOrThrow } from '../shared/validation.ts';
-import type { AssetRegistry } from '../networks/asset-registry.ts';
-import { parseCreateWithdrawal } from './withdrawal-request.ts';
 import { ListWithdrawalsQuery, WithdrawalActionInput } from './withdrawal.schema.ts';
 import type { WithdrawalService } from './withdrawal.service.ts';
 
@@ -13,10 +11,10 @@ const SCALARS = ['page', 'limit'] as const;
 const FREE_TEXT_FILTERS = ['invoices'] as const;
 
 /** The withdrawal endpoints and their approve/cancel actions, mounted at /v2/withdrawal. */
-export function withdrawalRoutes(withdrawals: WithdrawalService, registry: AssetRegistry, auth: MerchantAuth): Router {
+export function withdrawalRoutes(withdrawals: WithdrawalService, auth: MerchantAuth): Router {
   const router = Router();
   router.post('/', ...auth.signedJson, async (req, res) => {
-    res.json(await withdrawals.create(res.locals.merchant, parseCreateWithdrawal(registry, req.body)));
+    res.json(await withdrawals.create(res.locals.merchant, await withdrawals.read(req.body)));
   });
   router.get('/', ...auth.apiKey, async (req, res) => {
     res.json(await withdrawals.list(res.locals.merchant, parseOrThrow(ListWithdrawalsQuery, readListQuery(req.originalUrl, ARRAY_FILTERS, SCALARS, FREE_TEXT_FILTERS))));

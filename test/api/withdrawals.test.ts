@@ -282,6 +282,15 @@ describe('refusing a bad withdrawal', () => {
     ] as const) {
       await expectInvalid({ amount: '25', asset, addressTo, destTag, invoice: nextInvoice() }, [{ path: 'addressTo', message: message(asset.network) }]);
     }
+    // Named with every other bad field at once, not only once the rest is right.
+    await expectInvalid({ amount: '25', asset: XRP, addressTo: xrp, invoice: nextInvoice() }, [
+      { path: 'destTag', message: 'is required on ripple: exchanges and shared wallets route by tag' },
+      { path: 'addressTo', message: message('ripple') },
+    ]);
+    await expectInvalid({ amount: 'abc', asset: BTC, addressTo: btc, invoice: nextInvoice() }, [
+      { path: 'amount', message: (await api.post('/withdrawal', { amount: 'abc', asset: BTC, addressTo: BTC_ADDRESS, invoice: nextInvoice() })).body.error.details[0].message },
+      { path: 'addressTo', message: message('bitcoin') },
+    ]);
   });
 
   test('names an unserved pair as unsupported-asset', async () => {
