@@ -98,6 +98,19 @@ export function statusTitle(view: CheckoutView, m: Messages): string {
   }
 }
 
+/** The sum of what arrived after the payment expired (`late`), or in time. */
+function receivedSum(view: Pick<CheckoutView, 'transactions' | 'asset'>, late: boolean): string {
+  return sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
+}
+
+/** What arrived in time and what after expiry ("0.6 ETH arrived in time and 0.3 ETH arrived after it expired"). */
+export function arrivedText(view: Pick<CheckoutView, 'transactions' | 'asset'>, m: Messages): string {
+  const onTime = receivedSum(view, false);
+  const late = receivedSum(view, true);
+  const arrived = [isPositive(onTime) ? m.arrivedInTime(amountText(onTime, view.asset, m.locale)) : '', isPositive(late) ? m.arrivedLate(amountText(late, view.asset, m.locale)) : ''].filter(Boolean);
+  return listText(m.locale, arrived);
+}
+
 /** One or two sentences that tell the payer what happened and what to do. */
 export function statusDetail(view: CheckoutView, m: Messages): string {
   const merchant = view.merchant.name;
@@ -112,11 +125,7 @@ export function statusDetail(view: CheckoutView, m: Messages): string {
       return withOverpaid(m.completed(merchant, amount(view.totalReceivedAmount)), view, m);
     case 'EXPIRED': {
       if (!isPositive(view.totalReceivedAmount)) return m.expiredEmpty(merchant);
-      const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
-      const onTime = sum(false);
-      const late = sum(true);
-      const arrived = [isPositive(onTime) ? m.arrivedInTime(amount(onTime)) : '', isPositive(late) ? m.arrivedLate(amount(late)) : ''].filter(Boolean);
-      const expired = m.expiredPartial(amount(view.amount), listText(m.locale, arrived), merchant);
+      const expired = m.expiredPartial(amount(view.amount), arrivedText(view, m), merchant);
       const refund = refundText(view, m);
       return refund ? `${expired} ${refund}` : expired;
     }
@@ -137,8 +146,7 @@ function refundText(view: CheckoutView, m: Messages): string | undefined {
 function withOverpaid(detail: string, view: CheckoutView, m: Messages): string {
   const refund = refundText(view, m);
   if (refund) return `${detail} ${refund}`;
-  const lateExtra = () => sumAmounts(view.transactions.filter((t) => t.late).map((t) => t.receivedAmount), view.asset.decimals);
-  const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : view.exception === 'PAID_LATE' ? lateExtra() : undefined;
+  const extra = view.exception === 'OVERPAID' ? view.overpaidAmount : view.exception === 'PAID_LATE' ? receivedSum(view, true) : undefined;
   if (!extra || !isPositive(extra)) return detail;
   return `${detail} ${m.overpaid(view.merchant.name, amountText(extra, view.asset, m.locale))}`;
 }

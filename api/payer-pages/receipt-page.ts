@@ -5,9 +5,8 @@
  * drop the page's controls). A payment priced in fiat shows its price beside the amount, as the payer
  * page does, and the rate it was locked at with the sources that quoted it and when.
  */
-import { amountText, isPositive, listText, priceText, sumAmounts } from '../../widget/checkout-format.ts';
+import { amountText, arrivedText, priceText } from '../../widget/checkout-format.ts';
 import { ALL_MESSAGES } from '../../widget/i18n/all-messages.ts';
-import type { Messages } from '../../widget/i18n/messages.ts';
 import type { CheckoutOutput } from '../checkout/checkout.schema.ts';
 import type { PageAssets } from '../checkout/pay-page.ts';
 import { html, type SafeHtml } from '../http/html.ts';
@@ -30,16 +29,6 @@ function rateText(rate: NonNullable<CheckoutOutput['rate']>, asset: CheckoutOutp
   const value = priceText({ amount: rate.value, currency: rate.currency }, m.locale);
   const sources = new Intl.ListFormat(m.locale, { type: 'conjunction' }).format(rate.sources);
   return html`<span dir="ltr">1 ${asset.short} = ${value}</span><br><span class="pay-small">${m.rateQuoted(sources, dateText(rate.at, m))}</span>`;
-}
-
-/** What arrived in time and what after expiry, as the payer page words it ("0.6 ETH arrived in time and 0.3 ETH arrived after it expired"). */
-function arrivedText(view: CheckoutOutput, w: Messages): string {
-  const sum = (late: boolean) => sumAmounts(view.transactions.filter((t) => t.late === late).map((t) => t.receivedAmount), view.asset.decimals);
-  const parts = [
-    ...(isPositive(sum(false)) ? [w.arrivedInTime(amountText(sum(false), view.asset, w.locale))] : []),
-    ...(isPositive(sum(true)) ? [w.arrivedLate(amountText(sum(true), view.asset, w.locale))] : []),
-  ];
-  return listText(w.locale, parts);
 }
 
 function fact(label: string, value: SafeHtml | string): SafeHtml {
