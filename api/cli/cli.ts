@@ -84,6 +84,11 @@ function commandHelp(resource: string, action: string | undefined): string | und
   return ['Usage:', ...(ofAction.length > 0 ? ofAction : lines), '', ...aboutIt].join('\n');
 }
 
+/** The usage line of one command (`merchant create`), for a message about how it was called. */
+function usageOf(resource: string, action: string): string {
+  return `Usage:\n${USAGE.split('\n').filter((line) => line.startsWith(`  npm run cli -- ${resource} ${action} `)).join('\n')}`;
+}
+
 /** Runs a command line; returns the process exit code. */
 export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const [resource, action, ...rest] = argv;
@@ -124,11 +129,11 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
       allowPositionals: false,
     }));
   } catch (e) {
-    err(`${(e as Error).message}\n${USAGE}\n`);
+    err(`${(e as Error).message}\n${usageOf('merchant', 'create')}\n`);
     return 2;
   }
   if (values.name === undefined) {
-    err(`--name is required.\n${USAGE}\n`);
+    err(`--name is required.\n${usageOf('merchant', 'create')}\n`);
     return 2;
   }
   const given = {
@@ -168,13 +173,20 @@ const withMerchants = (work: (merchants: MerchantService) => Promise<number>): P
 async function rotateKeysCommand(args: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
   let values: { id?: string; 'grace-seconds'?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({ args, options: { id: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+    // A negative period (`--grace-seconds -1`) is read as the flag's value, so the range check below
+    // names it, rather than parseArgs taking "-1" for a flag.
+    const joined: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      if (args[i] === '--grace-seconds' && /^-[0-9.]/.test(args[i + 1] ?? '')) joined.push(`--grace-seconds=${args[++i]}`);
+      else joined.push(args[i]!);
+    }
+    ({ values } = parseArgs({ args: joined, options: { id: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (e) {
-    err(`${(e as Error).message}\n${USAGE}\n`);
+    err(`${(e as Error).message}\n${usageOf('merchant', 'rotate-keys')}\n`);
     return 2;
   }
   if (values.id === undefined) {
-    err(`--id is required (the merchant's id; \`npm run cli -- merchant list\` shows them).\n${USAGE}\n`);
+    err(`--id is required (the merchant's id; \`npm run cli -- merchant list\` shows them).\n${usageOf('merchant', 'rotate-keys')}\n`);
     return 2;
   }
   const graceRaw = values['grace-seconds'] ?? '86400';
@@ -206,7 +218,7 @@ async function listCommand(args: string[], out: (text: string) => void, err: (te
   try {
     ({ values } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (e) {
-    err(`${(e as Error).message}\n${USAGE}\n`);
+    err(`${(e as Error).message}\n${usageOf('merchant', 'list')}\n`);
     return 2;
   }
   return withMerchants(async (merchants) => {
@@ -227,11 +239,11 @@ async function importCommand(args: string[], out: (text: string) => void, err: (
   try {
     ({ values } = parseArgs({ args, options: { file: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
   } catch (e) {
-    err(`${(e as Error).message}\n${USAGE}\n`);
+    err(`${(e as Error).message}\n${usageOf('db', 'import-sqlite')}\n`);
     return 2;
   }
   if (values.file === undefined) {
-    err(`--file is required.\n${USAGE}\n`);
+    err(`--file is required.\n${usageOf('db', 'import-sqlite')}\n`);
     return 2;
   }
   const config = loadConfig();

@@ -373,6 +373,14 @@ describe('merchant rotate-keys and merchant list, through a real process', () =>
     const bad = await cli(['merchant', 'rotate-keys', '--id', 'x', '--grace-seconds', '1.5'], rotatingStore);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--grace-seconds must be a whole number of seconds from 0/);
+    // A negative period is named as one, not taken for a flag.
+    const negative = await cli(['merchant', 'rotate-keys', '--id', 'x', '--grace-seconds', '-1'], rotatingStore);
+    assert.equal(negative.code, 2);
+    assert.equal(negative.stderr, '--grace-seconds must be a whole number of seconds from 0 to 7776000 (90 days), got "-1".\n');
+    // A mistyped flag shows how this command is called, not every command's usage.
+    const typo = await cli(['merchant', 'rotate-keys', '--id', 'x', '--grace', '5'], rotatingStore);
+    assert.equal(typo.code, 2);
+    assert.equal(typo.stderr, "Unknown option '--grace'\nUsage:\n  npm run cli -- merchant rotate-keys --id MERCHANT_ID [--grace-seconds N] [--json]\n");
   });
 });
 
