@@ -35,6 +35,16 @@ function bodies(text: string, locale: Locale, publicUrl: string): { textBody: st
   return { textBody: text, htmlBody: html`<!doctype html><html lang="${locale}" dir="${dir}"><body>${paragraphs.map((p) => html`<p>${linked(p)}</p>`)}</body></html>`.markup };
 }
 
+/**
+ * A "label: value" line as the locale punctuates it, like its own sentences ("Votre reçu : …",
+ * "領収書：…"): a space before the colon in French, a full-width colon in Chinese and Japanese.
+ */
+function factLine(locale: Locale, label: string, value: string): string {
+  if (locale === 'fr') return `${label} : ${value}`;
+  if (locale === 'zh-CN' || locale === 'ja') return `${label}：${value}`;
+  return `${label}: ${value}`;
+}
+
 /** Creates the event mail; `enabled` is false without SMTP_URL (then nothing is queued at all). */
 export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry: AssetRegistry; view: Pick<RefundViewDeps, 'publicUrl' | 'tokens'> }) {
   const { enabled, clock, registry, view } = deps;
@@ -59,9 +69,9 @@ export function createPayerMail(deps: { enabled: boolean; clock: Clock; registry
       const now = clock();
       // What was paid, as the receipt page shows it, so the mail alone is a record of the payment.
       const facts = [
-        ...(payment.invoice ? [`${m.invoice}: ${payment.invoice}`] : []),
-        `${m.amount}: ${amountText(payment.amount, registry.byId(payment.assetId), m.locale)}${payment.price ? ` (${priceText(payment.price, m.locale)})` : ''}`,
-        `${m.date}: ${dateText(new Date(now).toISOString(), m)}`,
+        ...(payment.invoice ? [factLine(m.locale, m.invoice, payment.invoice)] : []),
+        factLine(m.locale, m.amount, `${amountText(payment.amount, registry.byId(payment.assetId), m.locale)}${payment.price ? ` (${priceText(payment.price, m.locale)})` : ''}`),
+        factLine(m.locale, m.date, dateText(new Date(now).toISOString(), m)),
       ];
       const text = `${m.mailReceiptText(shop, url)}\n${facts.join('\n')}\n`;
       await stores.mail.queue({ id: `receipt:${payment.id}`, recipient: to, subject: m.mailReceiptSubject(shop), ...bodies(text, m.locale, view.publicUrl), kind: 'receipt', createdAt: now });

@@ -66,6 +66,20 @@ describe('mail', () => {
     assert.match(partOf(mail[0]!.raw, 'text/html')!, /^<!doctype html><html lang="es" dir="ltr">/);
   });
 
+  test('the receipt mail punctuates its facts as its language does: " : " in French, a full-width colon in Japanese', async () => {
+    for (const [lang, email, facts] of [
+      ['fr', 'fleur@example.com', 'Facture : order-fr\r\nMontant : 1 ETH\r\n'],
+      ['ja', 'haru@example.com', '請求書番号：order-ja\r\n金額：1 ETH\r\n'],
+    ] as const) {
+      const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600, invoice: `order-${lang}`, customer: { email } });
+      assert.equal((await fetch(`${server.url}/pay?id=${created.body.id}&lang=${lang}`)).status, 200);
+      await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '1', asset: ETH, confirmations: 50 });
+      assert.equal(await sendMail(), 1);
+      const text = partOf(smtp.received.find((m) => m.to.includes(email))!.raw, 'text/plain')!;
+      assert.ok(text.includes(`\r\n\r\n${facts}`), text);
+    }
+  });
+
   test('the receipt mail of a payment priced in fiat names its price beside the amount; only the service\'s own link is clickable', async () => {
     const created = await api.post('/payment', { price: { amount: '1000', currency: 'USD' }, asset: ETH, timeout: 600, invoice: 'https://shop.example/o/9', customer: { email: 'dee@example.com' } });
     assert.equal(created.status, 200, JSON.stringify(created.body));
