@@ -21,7 +21,7 @@ const TRANSACTIONS = 3_000;
 const OURS = 10;
 const RUNS = 5;
 
-const ASSET: Asset = { id: 0, short: 'LTC', network: 'litecoin', name: 'Litecoin', logo: '', decimals: 8, countedDecimals: 8, chainDecimals: 8, contractAddress: null, withdrawalFee: '0', minWithdrawal: '0' };
+const ASSET: Asset = { id: 0, short: 'LTC', network: 'litecoin', name: 'Litecoin', logo: '', decimals: 8, countedDecimals: 8, chainDecimals: 8, contractAddress: null, withdrawalFee: '0', minWithdrawal: '0', dustLimit: '0' };
 
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 

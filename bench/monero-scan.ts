@@ -20,7 +20,7 @@ import { createUnitOfWork } from '../api/unit-of-work.ts';
 
 const TRANSFERS = 100;
 const RUNS = 5;
-const ASSET: Asset = { id: 0, short: 'XMR', network: 'monero', name: 'Monero', logo: '', decimals: 8, countedDecimals: 12, chainDecimals: 12, contractAddress: null, withdrawalFee: '0', minWithdrawal: '0' };
+const ASSET: Asset = { id: 0, short: 'XMR', network: 'monero', name: 'Monero', logo: '', decimals: 8, countedDecimals: 12, chainDecimals: 12, contractAddress: null, withdrawalFee: '0', minWithdrawal: '0', dustLimit: '0' };
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 
 async function measure(handedOut: number): Promise<number[]> {

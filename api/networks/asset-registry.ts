@@ -38,6 +38,11 @@ export interface Asset {
    * unit of the asset), as an exact decimal string.
    */
   minWithdrawal: string;
+  /**
+   * The smallest output the network relays (Bitcoin Core's dust limit; "0" on networks without
+   * one), as an exact decimal string: no payment may ask for less, since no wallet could send it.
+   */
+  dustLimit: string;
 }
 
 /** The full asset object of responses. */
@@ -106,6 +111,7 @@ export async function loadAssetRegistry(store: AssetStore, publicUrl: string, ch
       contractAddress: row.contract_address,
       withdrawalFee: row.withdrawal_fee,
       minWithdrawal: parseAmount(row.withdrawal_fee).plus(Amount.max(parseAmount(row.dust_limit), new Amount(1).div(new Amount(10).pow(row.decimals)))).toFixed(),
+      dustLimit: parseAmount(row.dust_limit).toFixed(),
     }),
   );
   const byKey = new Map(assets.map((a) => [`${a.short}\u0000${a.network}`, a]));

@@ -6,12 +6,21 @@ import { parseCollecting } from '../shared/validation.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { FieldError } from '../shared/errors.ts';
+import { AMOUNT_PATTERN, fractionDigits, parseAmount } from '../shared/money.ts';
 import { CreatePaymentInput } from './payment.schema.ts';
 
 /** A create request as the use case takes it: the checked fields and the served asset they name. */
 export interface CreatePaymentRequest {
   input: CreatePaymentInput;
   asset: Asset;
+}
+
+/**
+ * Why an amount below the network's dust limit is refused: no wallet can send an output that small
+ * (Bitcoin Core's nodes do not relay it), so the payer could never pay it.
+ */
+export function dustLimitText(registry: AssetRegistry, asset: Asset): string {
+  return `${asset.dustLimit} ${asset.short}, the smallest output ${registry.network(asset.network).displayName} relays (its dust limit): no wallet could pay less`;
 }
 
 /**
@@ -29,6 +38,10 @@ export function parseCreatePayment(registry: AssetRegistry, body: unknown): Crea
   if (!hasAmount && !hasPrice && typeof body === 'object' && body !== null && !Array.isArray(body)) {
     errors.unshift({ path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' });
   }
-  const asset = resolveRequestAsset(registry, body, errors);
+  const asset = resolveRequestAsset(registry, body, errors, (named) => {
+    const amount = sent.amount;
+    if (typeof amount !== 'string' || !AMOUNT_PATTERN.test(amount) || fractionDigits(amount) > named.decimals) return [];
+    return parseAmount(amount).lt(named.dustLimit) ? [{ path: 'amount', message: `must be at least ${dustLimitText(registry, named)}` }] : [];
+  });
   return { input: parsed.data!, asset };
 }

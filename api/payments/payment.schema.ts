@@ -9,7 +9,7 @@ import { PAYMENT_STATUSES } from './payment-status.ts';
 /** Body of POST /v2/payment. */
 export const CreatePaymentInput = z
   .strictObject({
-    amount: AmountInput.optional().meta({ description: 'Decimal amount of the asset in a string, at most its `decimals` fractional digits. Required unless `price` is given; never with it.', examples: ['0.015'] }),
+    amount: AmountInput.optional().meta({ description: 'Decimal amount of the asset in a string, at most its `decimals` fractional digits, at least the network’s dust limit (Bitcoin 0.00000546, Litecoin 0.0000546). Required unless `price` is given; never with it.', examples: ['0.015'] }),
     price: PriceInput.nullish(),
     asset: AssetInput,
     customer: Customer.nullish(),

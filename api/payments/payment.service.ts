@@ -11,11 +11,11 @@ import type { Logger } from '../shared/logger.ts';
 import { customerOrNull } from '../shared/customer.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { type JsonText, toJsonText } from '../shared/json-text.ts';
-import { formatAmount, isAtMostMaxAmount, MAX_AMOUNT_TEXT } from '../shared/money.ts';
+import { formatAmount, isAtMostMaxAmount, MAX_AMOUNT_TEXT, parseAmount } from '../shared/money.ts';
 import type { Stores, UnitOfWork } from '../unit-of-work.ts';
 import { createPaymentStamps } from './payment-stamps.ts';
 import { createPaymentViewCache } from './payment-view-cache.ts';
-import type { CreatePaymentRequest } from './payment-request.ts';
+import { dustLimitText, type CreatePaymentRequest } from './payment-request.ts';
 import type { ListPaymentsQuery, PaymentOutput, SearchPaymentsQuery } from './payment.schema.ts';
 import { type FiatPrice, type LockedRate, type NewPayment, newlyStored, type PageRequest, type Payment, type PaymentTransaction, type StampedId } from './payment.store.ts';
 import { toPaymentOutput } from './payment.view.ts';
@@ -242,6 +242,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const converted = await deps.rates.priceInAsset(price, asset);
     if (!isAtMostMaxAmount(converted.amount)) {
       throw invalidFields([{ path: 'price.amount', message: `converts to ${converted.amount} ${asset.short}, more than the largest payment amount (${MAX_AMOUNT_TEXT})` }]);
+    }
+    if (parseAmount(converted.amount).lt(asset.dustLimit)) {
+      throw invalidFields([{ path: 'price.amount', message: `converts to ${converted.amount} ${asset.short}, less than ${dustLimitText(registry, asset)}` }]);
     }
     return { amount: converted.amount, price: { amount: price.amount, currency: price.currency }, rate: converted.rate };
   }

@@ -288,7 +288,12 @@ function extraField(rng: Rng, draft: Draft) {
 function paymentDraft(rng: Rng): Draft {
   const draft: Draft = { body: {}, invalid: false, notes: [] };
   const asset = assetField(rng, draft, mode(rng, true), assets);
-  amountField(rng, draft, mode(rng, true), asset, (a) => validAmount(rng, a.decimals));
+  // At least the network's dust limit (minWithdrawal less the fee: the limit, or one smallest unit).
+  amountField(rng, draft, mode(rng, true), asset, (a) => {
+    const amount = validAmount(rng, a.decimals);
+    const least = parseAmount(a.minWithdrawal).minus(a.withdrawalFee);
+    return parseAmount(amount).lt(least) ? least.toFixed() : amount;
+  });
   customer(rng, draft, mode(rng, false));
   field(draft, 'invoice', mode(rng, false), { required: false, nullable: true, valid: () => rng.pick(HOSTILE_TEXT), invalid: () => rng.pick(BAD_TEXT) });
   field(draft, 'checkoutUrl', mode(rng, false), { required: false, nullable: true, valid: () => rng.pick(VALID_URLS), invalid: () => rng.pick(BAD_URLS) });

@@ -150,7 +150,8 @@ describe('creating a payment', () => {
     const largest = await api.post('/payment', { amount: '1000000000', asset: { short: 'USDT', network: 'tron' } });
     assert.equal(largest.status, 200);
     assert.equal(largest.body.amount, '1000000000.000000');
-    const finest = await api.post('/payment', { amount: '0.00000001', asset: { short: 'BTC', network: 'bitcoin' } });
+    // One smallest unit, on a network without a dust limit (Bitcoin's is refused below).
+    const finest = await api.post('/payment', { amount: '0.00000001', asset: { short: 'ETH', network: 'ethereum' } });
     assert.equal(finest.status, 200);
     assert.equal(finest.body.amount, '0.00000001');
   });
@@ -218,6 +219,18 @@ describe('refusing a bad payment', () => {
       await expectInvalid({ amount, asset: { short: 'BTC', network: 'bitcoin' } }, [{ path: 'amount', message }]);
     });
   }
+
+  test('refuses an amount below the network\'s dust limit, which no wallet could pay; accepts the limit itself', async () => {
+    await expectInvalid({ amount: '0.00000545', asset: { short: 'BTC', network: 'bitcoin' } }, [
+      { path: 'amount', message: 'must be at least 0.00000546 BTC, the smallest output Bitcoin relays (its dust limit): no wallet could pay less' },
+    ]);
+    await expectInvalid({ amount: '0.00005', asset: { short: 'LTC', network: 'litecoin' } }, [
+      { path: 'amount', message: 'must be at least 0.0000546 LTC, the smallest output Litecoin relays (its dust limit): no wallet could pay less' },
+    ]);
+    assert.equal((await api.post('/payment', { amount: '0.00000546', asset: { short: 'BTC', network: 'bitcoin' } })).status, 200);
+    // Networks without a dust limit take one smallest unit.
+    assert.equal((await api.post('/payment', { amount: '0.000001', asset: { short: 'USDT', network: 'ethereum' } })).status, 200);
+  });
 
   test('refuses more fractional digits than a 6-decimal asset has', async () => {
     await expectInvalid({ amount: '1.0000001', asset: { short: 'USDT', network: 'ethereum' } }, [

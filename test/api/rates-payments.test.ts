@@ -101,7 +101,7 @@ describe('payments priced in a fiat currency', () => {
     assert.deepEqual(tether.body.rate.value, '0.92075');
   });
 
-  test('refuses amount with price, neither, a currency that is not ISO 4217, and more minor digits than the currency has', async () => {
+  test('refuses amount with price, neither, a currency that is not ISO 4217, more minor digits than the currency has, and a price below the dust limit', async () => {
     const cases: Array<[unknown, Array<{ path: string; message: string }>]> = [
       [{ amount: '0.001', price: { amount: '19.99', currency: 'USD' }, asset: BTC }, [{ path: 'price', message: 'must not be sent with amount: price the payment in the asset (amount) or in a fiat currency (price), not both' }]],
       [{ asset: BTC }, [{ path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' }]],
@@ -116,6 +116,13 @@ describe('payments priced in a fiat currency', () => {
       assert.equal(response.status, 400, JSON.stringify(body));
       assert.deepEqual(response.body, { error: { code: 'validation-failed', message: `The request has invalid fields: ${details.map((d) => d.path).join(', ')}.`, details } });
     }
+    // A cent is a few dozen satoshi at these rates: below what the network relays.
+    const cent = await api.post('/payment', { price: { amount: '0.01', currency: 'USD' }, asset: BTC, invoice: 'one-cent' });
+    assert.equal(cent.status, 400);
+    assert.equal(cent.body.error.details.length, 1);
+    assert.equal(cent.body.error.details[0].path, 'price.amount');
+    assert.match(cent.body.error.details[0].message, /^converts to 0\.000000[0-9]{2} BTC, less than 0\.00000546 BTC, the smallest output Bitcoin relays \(its dust limit\): no wallet could pay less$/);
+    assert.equal((await api.get('/payment?invoices=one-cent')).body.data.length, 0);
   });
 
   test('a currency every source answers for but none quotes for the asset is 400 unsupported-currency', async () => {
