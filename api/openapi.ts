@@ -234,7 +234,7 @@ export function buildOpenApi(options: { publicUrl: string; simulator: boolean })
             400: 'validation-failed (every bad field in `details`: the address checked for the payment\'s network; `amount` required on an exactly paid payment), invalid-json, or unsupported-currency (a `price` in a currency no rate source quotes the asset in)',
             ...SIGNED,
             404: 'payment-not-found (also for another merchant\'s id)',
-            409: 'payouts-disabled (this network cannot pay out here), or idempotency-key-in-use',
+            409: 'payouts-disabled (this network cannot pay out here), refund-already-requested (a payer\'s request waits and holds what this refund would need: approve or cancel it first), or idempotency-key-in-use',
             422: 'refund-exceeds-payment (more than refundableAmount), insufficient-funds (the available balance is short), or idempotency-key-reused',
             503: `${ALWAYS[503]}; or rates-unavailable: no fresh quote for a \`price\` in that currency; nothing was created, \`Retry-After\` is the refresh period`,
             ...JSON_BODY,

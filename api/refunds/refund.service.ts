@@ -9,7 +9,7 @@ import type { Merchant } from '../merchants/merchant.store.ts';
 import type { AssetRegistry } from '../networks/asset-registry.ts';
 import type { NetworkAdapter } from '../networks/network-adapter.ts';
 import type { Clock } from '../shared/clock.ts';
-import { type FieldError, invalidFields, InvalidState, NotFound, Refused } from '../shared/errors.ts';
+import { Conflict, type FieldError, invalidFields, InvalidState, NotFound, Refused } from '../shared/errors.ts';
 import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -55,6 +55,11 @@ export const refundErrors = {
     new Refused(
       'refund-exceeds-payment',
       `The refund of ${formatAmount(amount, asset.decimals)} ${asset.short} is more than the ${formatAmount(refundable, asset.decimals)} ${asset.short} of this payment that is not refunded yet (what it received, less every refund not cancelled).`,
+    ),
+  requestWaiting: (request: Refund, asset: Asset) =>
+    new Conflict(
+      'refund-already-requested',
+      `The payer asked for a refund of ${formatAmount(request.amount, asset.decimals)} ${asset.short} of this payment already (refund ${request.id}), which holds what it asks for: approve it (POST /v2/refund/${request.id}/approve) or cancel it (POST /v2/refund/${request.id}/cancel) first.`,
     ),
   insufficient: (err: InsufficientFunds, asset: Asset) =>
     new Refused(
@@ -168,10 +173,19 @@ export function createRefundService(deps: RefundServiceDeps) {
           const now = clock();
           const standing = await refundabilityOf(stores, registry, payment, now);
           const amount = asked !== undefined ? parseAmount(asked) : standing.owed;
+          // A payer's request waiting for the merchant holds what it asks for: named, rather than "owed nothing".
+          const waiting = async () => {
+            const open = await stores.refunds.openRequestOf(payment.id);
+            if (open) throw refundErrors.requestWaiting(open, asset);
+          };
           if (asked === undefined && amount.isZero()) {
+            await waiting();
             throw invalidFields([{ path: 'amount', message: 'is required: the payer is owed nothing by default (the payment is still open, was paid exactly, is refunded already, or what it received is not confirmed yet), so name the amount to refund' }]);
           }
-          if (amount.gt(standing.refundable)) throw refundErrors.exceeds(amount, standing.refundable, asset);
+          if (amount.gt(standing.refundable)) {
+            await waiting();
+            throw refundErrors.exceeds(amount, standing.refundable, asset);
+          }
           if (amount.lt(asset.minWithdrawal)) throw refundErrors.belowMinimum(asset, input.price ? 'price.amount' : 'amount');
           const refund: Refund = {
             id: refundId,

@@ -438,6 +438,24 @@ describe('the payer asks for a refund', () => {
     ]);
   });
 
+  test('while it waits, the merchant\'s own refund of what it holds is told to approve or cancel it', async () => {
+    const payment = await underpaid('1', '0.3');
+    const { id } = await server.services.refundClaims.request(payment.id, { addressTo: ETH_ADDRESS });
+    for (const body of [{}, { amount: '0.2' }]) {
+      const refused = await api.post(`/payment/${payment.id}/refund`, body);
+      assert.equal(refused.status, 409, JSON.stringify(body));
+      assert.deepEqual(refused.body, {
+        error: {
+          code: 'refund-already-requested',
+          message: `The payer asked for a refund of 0.30000000 ETH of this payment already (refund ${id}), which holds what it asks for: approve it (POST /v2/refund/${id}/approve) or cancel it (POST /v2/refund/${id}/cancel) first.`,
+        },
+      });
+    }
+    // Cancelled, what it held is the merchant's to refund again.
+    assert.equal((await api.post(`/refund/${id}/cancel`, {})).status, 200);
+    assert.equal((await api.post(`/payment/${payment.id}/refund`, {})).status, 200);
+  });
+
   test('of a paid-late payment; not of one paid on time', async () => {
     const late = await newPayment('1');
     server.clock.advance(600_000);
