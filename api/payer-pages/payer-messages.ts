@@ -37,6 +37,11 @@ export interface PayerMessages {
   addressAlreadySet: string;
   alreadyRequested: string;
   nothingToRefund: string;
+  /** The request page of a payment the shop refunds already, the payer's address still to give through the shop's link. */
+  shopRefunding: string;
+  shopRefundingDetail: string;
+  /** The request page of a payment refunded already (a refund approved or paid covers what was owed). */
+  alreadyRefunded: string;
   /** A refund request while what the payer sent still confirms: the link is good, just early. */
   fundsConfirming: string;
   fundsConfirmingDetail: string;

@@ -101,6 +101,8 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
     } catch (err) {
       if (err instanceof NotFound) return invalidLink(req, res, m);
       if (err instanceof Conflict && err.code === 'refund-already-requested') return send(req, res, 409, renderNoticePage(m, assets, m.alreadyRequested, ''));
+      if (err instanceof Conflict && err.code === 'refund-awaiting-address') return send(req, res, 409, renderNoticePage(m, assets, m.shopRefunding, m.shopRefundingDetail));
+      if (err instanceof Conflict && err.code === 'refund-made') return send(req, res, 409, renderNoticePage(m, assets, m.alreadyRefunded, ''));
       if (err instanceof NotYet) return send(req, res, 409, renderNoticePage(m, assets, m.fundsConfirming, m.fundsConfirmingDetail));
       if (err instanceof InvalidState) return send(req, res, 409, renderNoticePage(m, assets, m.nothingToRefund, m.invalidLinkDetail));
       throw err;

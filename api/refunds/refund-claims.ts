@@ -133,10 +133,11 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const key = storedId(paymentId);
       const payment = key === undefined ? undefined : await uow.stores.payments.findById(key);
       if (!payment) throw new NotFound('payment-not-found', `No payment with id "${paymentId}" exists.`);
-      const { standing, open, all } = await uow.snapshot(async (stores) => ({
+      const { standing, open, all, refunds } = await uow.snapshot(async (stores) => ({
         standing: await refundabilityOf(stores, registry, payment, clock()),
         open: await stores.refunds.openRequestOf(payment.id),
         all: await stores.payments.transactionsOf(payment.id),
+        refunds: await stores.refunds.liveStatusesOf(payment.id),
       }));
       // Funds still confirming that, once confirmed, would let the payer ask (UNDERPAID or PAID_LATE
       // counted with them): the link is early, not wrong.
@@ -145,6 +146,9 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       if (open) throw new Conflict('refund-already-requested', 'A refund of this payment was already asked for and waits for the shop.');
       // Nothing owed, or less than the network fee lets go out: no form that could never succeed.
       if (!payerMayRequest(standing.exception) || standing.owed.isZero() || standing.owed.lt(standing.asset.minWithdrawal)) {
+        // The shop's own refund took what was owed: the payer is told where it stands, not "nothing to refund".
+        if (refunds.includes('AWAITING_ADDRESS')) throw new Conflict('refund-awaiting-address', 'The shop is refunding this payment already; the payer gives the address through the link the shop sent.');
+        if (refunds.includes('APPROVED') || refunds.includes('COMPLETE')) throw new Conflict('refund-made', 'This payment has been refunded already.');
         if (confirming) throw new NotYet('invalid-state', 'What this payment received is still confirming; a refund can be asked for once it has confirmed.');
         throw new InvalidState('invalid-state', 'This payment has nothing a payer can ask to have refunded.');
       }

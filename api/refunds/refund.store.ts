@@ -145,6 +145,12 @@ export class RefundStore {
     return row && toRefund(row);
   }
 
+  /** The statuses of a payment's refunds that are not CANCELLED. */
+  async liveStatusesOf(paymentId: string): Promise<RefundStatus[]> {
+    const rows = await this.sql.all<{ status: RefundStatus }>("SELECT status FROM refunds WHERE payment_id = ? AND status <> 'CANCELLED'", [paymentId]);
+    return rows.map((row) => row.status);
+  }
+
   /** The amounts of a payment's refunds that are not CANCELLED (each counts from its creation). */
   async pendingAmountsOf(paymentId: string): Promise<string[]> {
     const rows = await this.sql.all<{ amount: string }>("SELECT amount FROM refunds WHERE payment_id = ? AND status <> 'CANCELLED'", [paymentId]);

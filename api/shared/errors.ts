@@ -28,6 +28,10 @@ export type ErrorCode =
   | 'refund-not-found'
   | 'refund-exceeds-payment'
   | 'refund-already-requested'
+  // The payer's refund request page only: the shop refunds the payment already (its claim link still
+  // waiting for the payer's address, or paid out).
+  | 'refund-awaiting-address'
+  | 'refund-made'
   | 'webhook-not-found'
   | 'delivery-not-found'
   | 'webhook-limit-reached'

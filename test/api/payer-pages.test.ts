@@ -220,9 +220,37 @@ describe('the payer asks for a refund', () => {
     assert.equal(refund.body.amount, '0.40000000');
     const after = await (await page(`/pay?id=${created.body.id}`)).text();
     assert.doesNotMatch(after, /data-link="refund"/);
+    // An old request link says it is refunded, not that the link is wrong.
+    for (const response of [await page(`/refund/request?payment=${created.body.id}&lang=en`), await postForm('/refund/request', { payment: created.body.id, lang: 'en', addressTo: ETH_ADDRESS })]) {
+      assert.equal(response.status, 409);
+      const text = await response.text();
+      assert.match(text, /This payment has already been refunded./);
+      assert.doesNotMatch(text, /nothing to refund|Check the link/);
+    }
     // A late transaction owes the payer again: the link comes back.
     await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.3', asset: ETH, confirmations: 50 });
     assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), offered);
+    server.clock.set(NOW);
+  });
+
+  test('refunded by the shop to an address the payer still has to give: the request link points to the shop\'s link', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 50 });
+    server.clock.advance(600_000);
+    await server.services.expirySweep.run();
+    const refund = await api.post(`/payment/${created.body.id}/refund`, {});
+    assert.equal(refund.body.status, 'AWAITING_ADDRESS');
+    assert.doesNotMatch(await (await page(`/pay?id=${created.body.id}`)).text(), /data-link="refund"/);
+    for (const response of [await page(`/refund/request?payment=${created.body.id}&lang=de`), await postForm('/refund/request', { payment: created.body.id, lang: 'de', addressTo: ETH_ADDRESS })]) {
+      assert.equal(response.status, 409);
+      const text = await response.text();
+      assertPageSafety(response, text);
+      assert.match(text, /Der Shop erstattet diese Zahlung bereits\./);
+      assert.match(text, /Nutzen Sie den Link, den der Shop Ihnen geschickt hat/);
+      assert.doesNotMatch(text, /nichts zu erstatten/);
+    }
+    // Nothing was created by the form: the shop's refund is the only one.
+    assert.equal((await api.get(`/refund?paymentIds=${created.body.id}`)).body.data.length, 1);
     server.clock.set(NOW);
   });
 });
