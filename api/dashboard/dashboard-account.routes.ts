@@ -8,7 +8,7 @@ import type { BalanceService } from '../balance/balance.service.ts';
 import { isoTime } from '../shared/clock.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { parseOrThrow } from '../shared/validation.ts';
-import { RotateKeysInput, UpdateMerchantInput } from '../merchants/merchant.schema.ts';
+import { RotateKeysInput } from '../merchants/merchant.schema.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import type { PaymentExport } from '../payments/payment-export.ts';
 import { sendPaymentsCsv } from '../payments/payment-export.routes.ts';
@@ -26,7 +26,7 @@ export function dashboardAccountRoutes(deps: { balance: BalanceService; merchant
     res.json(res.locals.merchant);
   });
   router.put('/settings', ...auth.change, ...jsonBody, async (req, res) => {
-    res.json(await merchants.updateProfile(res.locals.merchant.id, parseOrThrow(UpdateMerchantInput, req.body)));
+    res.json(await merchants.updateProfile(res.locals.merchant.id, await merchants.readProfile(res.locals.merchant.id, req.body)));
   });
   router.post('/keys/rotate', ...auth.change, ...jsonBody, async (req, res) => {
     const { graceSeconds } = parseOrThrow(RotateKeysInput, req.body);

@@ -7,7 +7,7 @@ import { Router } from 'express';
 import { jsonBody } from '../http/json-body.ts';
 import { readListQuery } from '../http/list-query.ts';
 import { parseOrThrow } from '../shared/validation.ts';
-import { CreateWebhookInput, ListDeliveriesQuery } from '../webhooks/webhook.schema.ts';
+import { ListDeliveriesQuery } from '../webhooks/webhook.schema.ts';
 import type { WebhookService } from '../webhooks/webhook.service.ts';
 import type { DashboardAuth } from './dashboard-auth.ts';
 
@@ -23,7 +23,7 @@ export function dashboardWebhookRoutes(deps: { webhooks: WebhookService; auth: D
     res.json(await webhooks.deliveries(res.locals.merchant, req.params.id as string, query));
   });
   router.post('/', ...auth.change, ...jsonBody, async (req, res) => {
-    res.json(await webhooks.create(res.locals.merchant, parseOrThrow(CreateWebhookInput, req.body)));
+    res.json(await webhooks.create(res.locals.merchant, webhooks.read(req.body)));
   });
   router.delete('/:id', ...auth.change, async (req, res) => {
     await webhooks.remove(res.locals.merchant, req.params.id as string);

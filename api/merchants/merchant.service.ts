@@ -3,8 +3,9 @@ import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import type { KeyChanges } from './key-changes.ts';
-import type { CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
-import { invalidFields, NotFound } from '../shared/errors.ts';
+import { type CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
+import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -30,11 +31,15 @@ export function createMerchantService(deps: {
    * Refuses a logo the payer's page would never show: its Content-Security-Policy loads images over
    * https or from this service only, so a plain-http logo elsewhere would be saved and silently blank.
    */
-  function checkLogo(logoUrl: string | null | undefined): void {
-    if (!logoUrl || ownOrigin === undefined) return;
+  function logoError(logoUrl: string | null | undefined): FieldError | undefined {
+    if (!logoUrl || ownOrigin === undefined || !URL.canParse(logoUrl)) return undefined;
     const url = new URL(logoUrl);
-    if (url.protocol === 'https:' || url.origin === ownOrigin) return;
-    throw invalidFields([{ path: 'logoUrl', message: `must be an https:// URL (or on this service, ${ownOrigin}): the payer's page shows images only from those` }]);
+    if (url.protocol === 'https:' || url.origin === ownOrigin) return undefined;
+    return { path: 'logoUrl', message: `must be an https:// URL (or on this service, ${ownOrigin}): the payer's page shows images only from those` };
+  }
+  function checkLogo(logoUrl: string | null | undefined): void {
+    const error = logoError(logoUrl);
+    if (error) throw invalidFields([error]);
   }
   const store = uow.stores.merchants;
   // What an API key hash resolves to, and what a sealed secret opens to, is remembered instead of
@@ -176,6 +181,21 @@ export function createMerchantService(deps: {
      * Replaces the shop's name, site, logo and e-mail. Every instance forgets what it remembered of
      * merchants within a second (the key-change announcement), so pages and records show the new profile.
      */
+    /**
+     * Reads a settings edit of this merchant: every bad field at once, a logo the payer's page would
+     * not show among them (only when it changes: one saved before the rule must not block the rest).
+     */
+    async readProfile(merchantId: string, body: unknown): Promise<UpdateMerchantInput> {
+      const parsed = parseCollecting(UpdateMerchantInput, body);
+      const errors: FieldError[] = [...parsed.errors];
+      const logoUrl = (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}).logoUrl;
+      const refused = typeof logoUrl === 'string' && !errors.some((e) => e.path === 'logoUrl') ? logoError(logoUrl) : undefined;
+      const logo = refused && logoUrl !== (await store.findById(merchantId))?.logoUrl ? refused : undefined;
+      if (logo) errors.push(logo);
+      if (errors.length > 0) throw invalidFields(errors);
+      return parsed.data!;
+    },
+
     async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
       // Only a changed logo is judged: one saved before the rule must not block editing the rest.
       if (input.logoUrl !== (await store.findById(merchantId))?.logoUrl) checkLogo(input.logoUrl);

@@ -1,6 +1,7 @@
 /** Webhook use cases: register, list and remove endpoints, read the delivery log, redeliver. */
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
-import { Conflict, invalidFields, NotFound } from '../shared/errors.ts';
+import { Conflict, type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
+import { parseCollecting } from '../shared/validation.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { newId, storedId } from '../shared/ids.ts';
@@ -9,7 +10,7 @@ import { addressProblem, hostOf, urlProblem } from './webhook-address.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { WebhookSecrets } from './webhook-secrets.ts';
 import {
-  type CreateWebhookInput,
+  CreateWebhookInput,
   type CreatedWebhookOutput,
   type ListDeliveriesQuery,
   WEBHOOK_EVENT_TYPES,
@@ -68,6 +69,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   return {
+    /** Reads a create request's body: every bad field at once, a URL that can never receive among them. */
+    read(body: unknown): CreateWebhookInput {
+      const parsed = parseCollecting(CreateWebhookInput, body);
+      const errors: FieldError[] = [...parsed.errors];
+      const url = (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}).url;
+      const problem = typeof url === 'string' && !errors.some((e) => e.path === 'url') ? urlProblem(url, allowPrivate) : undefined;
+      if (problem) errors.unshift({ path: 'url', message: problem });
+      if (errors.length > 0) throw invalidFields(errors);
+      return parsed.data!;
+    },
+
     /** Registers an endpoint; the answer carries its secret, shown this once. */
     async create(merchant: Merchant, input: CreateWebhookInput): Promise<CreatedWebhookOutput> {
       const problem = urlProblem(input.url, allowPrivate) ?? (await addressProblem(hostOf(new URL(input.url)), allowPrivate));

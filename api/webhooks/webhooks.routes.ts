@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { readListQuery } from '../http/list-query.ts';
 import type { MerchantAuth } from '../merchants/merchant-auth.ts';
 import { parseOrThrow } from '../shared/validation.ts';
-import { CreateWebhookInput, ListDeliveriesQuery } from './webhook.schema.ts';
+import { ListDeliveriesQuery } from './webhook.schema.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 const SCALARS = ['page', 'limit'] as const;
@@ -11,7 +11,7 @@ const SCALARS = ['page', 'limit'] as const;
 export function webhookRoutes(webhooks: WebhookService, auth: MerchantAuth): Router {
   const router = Router();
   router.post('/', ...auth.signedJson, async (req, res) => {
-    res.json(await webhooks.create(res.locals.merchant, parseOrThrow(CreateWebhookInput, req.body)));
+    res.json(await webhooks.create(res.locals.merchant, webhooks.read(req.body)));
   });
   router.get('/', ...auth.apiKey, async (_req, res) => {
     res.json(await webhooks.list(res.locals.merchant));

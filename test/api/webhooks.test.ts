@@ -100,6 +100,9 @@ describe('registering endpoints', () => {
       assert.equal(response.body.error.code, 'validation-failed');
       assert.equal(response.body.error.details[0].path, path, JSON.stringify(response.body));
     }
+    // Every bad field at once: a URL that can never receive with the schema's findings.
+    const both = await api.post('/webhooks', { url: 'ftp://shop.example/hook', events: ['nope'] });
+    assert.deepEqual(both.body.error.details.map((d: { path: string }) => d.path), ['url', 'events.0']);
   });
 
   test('delete is signed over the empty body, and another merchant\'s endpoint is not found', async () => {
