@@ -9,7 +9,8 @@ const SITE_ADDRESS = /^(https?:\/\/)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9
 /** Input of `merchant create`. */
 export const CreateMerchantInput = z.strictObject({
   name: text(200),
-  email: z.email('must be an e-mail address').max(254).optional(),
+  // Missing (where required: the settings' edit) is told as such, not as a malformed address.
+  email: z.email({ error: (issue) => (issue.input === undefined ? undefined : 'must be an e-mail address') }).max(254).optional(),
   // The specification lets a site address come without a scheme ("shop.example.com"); any scheme
   // other than http(s) (javascript:, data:) is refused, since a payer's page may link to it.
   siteUrl: plainString()

@@ -251,6 +251,9 @@ describe('keys and settings', () => {
     const bad = await browser.request('PUT', '/settings', { body: { name: '', email: 'nope', siteUrl: 'javascript:alert(1)', logoUrl: null } });
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path), ['name', 'email', 'siteUrl']);
+    // A field left out is "required", whatever its format would be.
+    const partial = await browser.request('PUT', '/settings', { body: { name: 'X', siteUrl: null, logoUrl: null } });
+    assert.deepEqual(partial.body.error.details, [{ path: 'email', message: 'is required' }]);
     // A logo the payer's page would block is named with the rest, not after them.
     const all = await browser.request('PUT', '/settings', { body: { name: '', email: 'nope', siteUrl: 'javascript:alert(1)', logoUrl: 'http://other.example/logo.png' } });
     assert.deepEqual(all.body.error.details.map((d: { path: string }) => d.path), ['name', 'email', 'siteUrl', 'logoUrl']);
