@@ -30,6 +30,8 @@ export interface PayerMessages {
   invalidLinkDetail: string;
   updatesEvery: (seconds: number) => string;
   addressInvalid: (network: string) => string;
+  /** The address field left empty. */
+  addressRequired: (network: string) => string;
   tagRequired: string;
   tagInvalid: string;
   /** The address given is one of the service's own receiving addresses. */

@@ -20,13 +20,14 @@ const field = (req: Request, name: string) => {
 };
 
 /** The form's problem in the payer's words, or undefined when it is not the payer's to fix. */
-function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: PayerMessages, destTag: string): Pick<FormState, 'error' | 'errorField'> | undefined {
+function formError(err: unknown, view: { asset: Asset; needsTag: boolean }, m: PayerMessages, sent: { addressTo: string; destTag: string }): Pick<FormState, 'error' | 'errorField'> | undefined {
   const { asset } = view;
+  const { destTag } = sent;
   if (err instanceof InvalidInput) {
     const path = err.details?.[0]?.path;
     if (path === 'destTag') return { error: view.needsTag && destTag === '' ? m.tagRequired : m.tagInvalid, errorField: 'destTag' };
     if (isOwnAddressRefusal(err)) return { error: m.addressOwn(networkName(asset.network)), errorField: 'addressTo' };
-    return { error: m.addressInvalid(networkName(asset.network)), errorField: 'addressTo' };
+    return { error: (sent.addressTo === '' ? m.addressRequired : m.addressInvalid)(networkName(asset.network)), errorField: 'addressTo' };
   }
   if (err instanceof Conflict && err.code === 'refund-already-requested') return { error: m.alreadyRequested };
   return undefined;
@@ -87,7 +88,7 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       await claims.claim(id, token, parsed.data);
     } catch (err) {
       if (err instanceof InvalidState) return showClaim(req, res, id, token, 409, { error: m.addressAlreadySet });
-      const shown = formError(err, view, m, state.destTag);
+      const shown = formError(err, view, m, state);
       if (shown === undefined) throw err;
       return showClaim(req, res, id, token, 400, { ...state, ...shown });
     }
@@ -132,7 +133,7 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
     } catch (err) {
       // The payment changed meanwhile (asked for by another, or no longer owed): its page says how it stands.
       if (err instanceof InvalidState) return showRequest(req, res, paymentId);
-      const shown = formError(err, view, m, state.destTag);
+      const shown = formError(err, view, m, state);
       if (shown === undefined) throw err;
       return showRequest(req, res, paymentId, err instanceof Conflict ? 409 : 400, { ...state, ...shown });
     }

@@ -78,6 +78,10 @@ describe('the claim page', () => {
     const badHtml = await bad.text();
     assert.match(badHtml, /<p class="pay-warning" role="alert" id="pay-form-error">This is not a valid Ethereum address.<\/p>/);
     assert.match(badHtml, new RegExp(`value="${XRP_ADDRESS}" aria-describedby="pay-form-error" aria-invalid="true" autofocus>`));
+    // Left empty (or blank), the field asks for an address rather than calling it invalid.
+    const empty = await postForm('/refund', { id: refund.id, token, lang: 'es', addressTo: '  ' });
+    assert.equal(empty.status, 400);
+    assert.match(await empty.text(), /<p class="pay-warning" role="alert" id="pay-form-error">Introduce tu dirección de Ethereum.<\/p>/);
     // One of the service's own receiving addresses is a valid address: the payer is told why it is refused.
     const ownAddress = (await api.post('/payment', { amount: '1', asset: ETH })).body.addressTo as string;
     const own = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ownAddress.toLowerCase() });

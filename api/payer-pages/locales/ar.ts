@@ -24,6 +24,7 @@ const ar: PayerMessages = {
   invalidLinkDetail: `تحقق من الرابط أو اطلب رابطًا جديدًا من المتجر.`,
   updatesEvery: (seconds) => plural('ar', seconds, { one: `تتحدث هذه الصفحة كل ثانية.`, two: `تتحدث هذه الصفحة كل ثانيتين.`, few: `تتحدث هذه الصفحة كل # ثوانٍ.`, other: `تتحدث هذه الصفحة كل # ثانية.` }),
   addressInvalid: (network) => `هذا ليس عنوان ${network} صالحًا.`,
+  addressRequired: (network) => `أدخل عنوان ${network} الخاص بك.`,
   tagRequired: `تحتاج هذه الشبكة إلى وسم وجهة.`,
   tagInvalid: `وسم الوجهة عدد صحيح من 0 إلى 4294967295.`,
   addressOwn: (network) => `هذا العنوان يخص خدمة الدفع نفسها: لن يصلك أي استرداد يُرسل إليه. أدخل عنوانًا من محفظة ${network} الخاصة بك.`,

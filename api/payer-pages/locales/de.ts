@@ -23,6 +23,7 @@ const de: PayerMessages = {
   invalidLinkDetail: `Prüfen Sie den Link oder bitten Sie den Shop um einen neuen.`,
   updatesEvery: (seconds) => `Diese Seite aktualisiert sich alle ${seconds} Sekunden.`,
   addressInvalid: (network) => `Dies ist keine gültige ${network}-Adresse.`,
+  addressRequired: (network) => `Geben Sie Ihre ${network}-Adresse ein.`,
   tagRequired: `Dieses Netzwerk benötigt ein Ziel-Tag.`,
   tagInvalid: `Ein Ziel-Tag ist eine ganze Zahl von 0 bis 4294967295.`,
   addressOwn: (network) => `Diese Adresse gehört dem Zahlungsdienst selbst: Eine Erstattung dorthin würde Sie nicht erreichen. Geben Sie eine Adresse Ihrer eigenen ${network}-Wallet ein.`,

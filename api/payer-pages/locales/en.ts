@@ -23,6 +23,7 @@ const en: PayerMessages = {
   invalidLinkDetail: 'Check the link, or ask the shop for a new one.',
   updatesEvery: (seconds) => `This page updates every ${seconds} seconds.`,
   addressInvalid: (network) => `This is not a valid ${network} address.`,
+  addressRequired: (network) => `Enter your ${network} address.`,
   tagRequired: 'This network needs a destination tag.',
   tagInvalid: 'A destination tag is a whole number from 0 to 4294967295.',
   addressOwn: (network) => `This address belongs to the payment service itself: a refund sent there would not reach you. Enter an address of your own ${network} wallet.`,

@@ -23,6 +23,7 @@ const es: PayerMessages = {
   invalidLinkDetail: `Revisa el enlace o pide uno nuevo a la tienda.`,
   updatesEvery: (seconds) => `Esta página se actualiza cada ${seconds} segundos.`,
   addressInvalid: (network) => `Esta no es una dirección de ${network} válida.`,
+  addressRequired: (network) => `Introduce tu dirección de ${network}.`,
   tagRequired: `Esta red necesita una etiqueta de destino.`,
   tagInvalid: `Una etiqueta de destino es un número entero de 0 a 4294967295.`,
   addressOwn: (network) => `Esta dirección pertenece al propio servicio de pago: un reembolso enviado allí no te llegaría. Introduce una dirección de tu propio monedero de ${network}.`,

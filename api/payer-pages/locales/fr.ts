@@ -23,6 +23,7 @@ const fr: PayerMessages = {
   invalidLinkDetail: `Vérifiez le lien ou demandez-en un nouveau à la boutique.`,
   updatesEvery: (seconds) => `Cette page se met à jour toutes les ${seconds} secondes.`,
   addressInvalid: (network) => `Ce n’est pas une adresse ${network} valide.`,
+  addressRequired: (network) => `Saisissez votre adresse ${network}.`,
   tagRequired: `Ce réseau exige un tag de destination.`,
   tagInvalid: `Un tag de destination est un nombre entier de 0 à 4294967295.`,
   addressOwn: (network) => `Cette adresse appartient au service de paiement lui-même : un remboursement envoyé là ne vous parviendrait pas. Saisissez une adresse de votre propre portefeuille ${network}.`,

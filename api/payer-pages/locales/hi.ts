@@ -23,6 +23,7 @@ const hi: PayerMessages = {
   invalidLinkDetail: `लिंक जाँचें, या दुकान से नया लिंक माँगें।`,
   updatesEvery: (seconds) => `यह पेज हर ${seconds} सेकंड में अपडेट होता है।`,
   addressInvalid: (network) => `यह मान्य ${network} पता नहीं है।`,
+  addressRequired: (network) => `अपना ${network} पता दर्ज करें।`,
   tagRequired: `इस नेटवर्क को डेस्टिनेशन टैग चाहिए।`,
   tagInvalid: `डेस्टिनेशन टैग 0 से 4294967295 तक की पूर्ण संख्या है।`,
   addressOwn: (network) => `यह पता भुगतान सेवा का ही है: यहाँ भेजा गया रिफ़ंड आप तक नहीं पहुँचेगा। अपने ${network} वॉलेट का पता दर्ज करें।`,

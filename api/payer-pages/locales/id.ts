@@ -23,6 +23,7 @@ const id: PayerMessages = {
   invalidLinkDetail: `Periksa tautannya, atau minta tautan baru dari toko.`,
   updatesEvery: (seconds) => `Halaman ini diperbarui setiap ${seconds} detik.`,
   addressInvalid: (network) => `Ini bukan alamat ${network} yang valid.`,
+  addressRequired: (network) => `Masukkan alamat ${network} Anda.`,
   tagRequired: `Jaringan ini memerlukan tag tujuan.`,
   tagInvalid: `Tag tujuan adalah bilangan bulat dari 0 sampai 4294967295.`,
   addressOwn: (network) => `Alamat ini milik layanan pembayaran itu sendiri: pengembalian dana yang dikirim ke sana tidak akan sampai kepada Anda. Masukkan alamat dompet ${network} Anda sendiri.`,

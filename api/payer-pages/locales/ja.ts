@@ -23,6 +23,7 @@ const ja: PayerMessages = {
   invalidLinkDetail: `リンクを確認するか、ショップに新しいリンクを依頼してください。`,
   updatesEvery: (seconds) => `このページは ${seconds} 秒ごとに更新されます。`,
   addressInvalid: (network) => `有効な ${network} アドレスではありません。`,
+  addressRequired: (network) => `${network} のアドレスを入力してください。`,
   tagRequired: `このネットワークには宛先タグが必要です。`,
   tagInvalid: `宛先タグは 0 から 4294967295 までの整数です。`,
   addressOwn: (network) => `このアドレスは決済サービス自体のものです。ここに送られた返金はお客様に届きません。ご自身の ${network} ウォレットのアドレスを入力してください。`,

@@ -23,6 +23,7 @@ const ptBR: PayerMessages = {
   invalidLinkDetail: `Confira o link ou peça um novo à loja.`,
   updatesEvery: (seconds) => `Esta página é atualizada a cada ${seconds} segundos.`,
   addressInvalid: (network) => `Este não é um endereço ${network} válido.`,
+  addressRequired: (network) => `Informe seu endereço ${network}.`,
   tagRequired: `Esta rede precisa de uma tag de destino.`,
   tagInvalid: `Uma tag de destino é um número inteiro de 0 a 4294967295.`,
   addressOwn: (network) => `Este endereço pertence ao próprio serviço de pagamento: um reembolso enviado para ele não chegaria até você. Informe um endereço da sua própria carteira ${network}.`,

@@ -23,6 +23,7 @@ const tr: PayerMessages = {
   invalidLinkDetail: `Bağlantıyı kontrol edin veya mağazadan yenisini isteyin.`,
   updatesEvery: (seconds) => `Bu sayfa her ${seconds} saniyede güncellenir.`,
   addressInvalid: (network) => `Bu geçerli bir ${network} adresi değil.`,
+  addressRequired: (network) => `${network} adresinizi girin.`,
   tagRequired: `Bu ağ bir hedef etiketi gerektirir.`,
   tagInvalid: `Hedef etiketi 0 ile 4294967295 arasında bir tam sayıdır.`,
   addressOwn: (network) => `Bu adres ödeme hizmetinin kendisine ait: oraya gönderilen bir iade size ulaşmaz. Kendi ${network} cüzdanınızın bir adresini girin.`,

@@ -23,6 +23,7 @@ const zhCN: PayerMessages = {
   invalidLinkDetail: `请检查链接，或向商家索取新链接。`,
   updatesEvery: (seconds) => `此页面每 ${seconds} 秒更新一次。`,
   addressInvalid: (network) => `这不是有效的 ${network} 地址。`,
+  addressRequired: (network) => `请输入您的 ${network} 地址。`,
   tagRequired: `此网络需要目标标签。`,
   tagInvalid: `目标标签是 0 到 4294967295 之间的整数。`,
   addressOwn: (network) => `此地址属于支付服务本身：退款发送到这里将无法到达您。请输入您自己的 ${network} 钱包地址。`,
