@@ -79,12 +79,13 @@ export function completeView(): CheckoutView {
 }
 
 /** Expired; with `received` some funds arrived before expiry and one after. */
-export function expiredView(received = false): CheckoutView {
+export function expiredView(received = false, overrides: Partial<CheckoutView> = {}): CheckoutView {
   return openView({
     status: 'EXPIRED',
     ...(received
       ? { amountDue: '0.00600000', totalReceivedAmount: '0.00500000', transactions: [txn(2, '0.00400000'), txn(0, '0.00100000', true)] }
       : {}),
+    ...overrides,
   });
 }
 

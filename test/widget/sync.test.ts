@@ -9,6 +9,7 @@ import {
   announced,
   completeView,
   confirmingView,
+  expiredView,
   FakeEventSource,
   type FakeNetwork,
   fakeNetwork,
@@ -208,6 +209,38 @@ describe('<crypto-checkout> live updates', () => {
     await nextTask();
     expect(network.fetch.callCount).to.equal(1);
     expect(FakeEventSource.instances).to.have.length(1);
+  });
+
+  it('follows an EXPIRED payment half an hour past its expiry, by the server\'s clock, so funds seen late show up; then stops', async () => {
+    network = fakeNetwork(() => viewResponse(openView()));
+    const el = await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    const timers = fakeTimers();
+    // Expired a minute ago by the server's clock (the device's own says nothing here).
+    const expiresAt = '2026-11-22T02:52:01.987Z';
+    FakeEventSource.last.send(expiredView(false, { expiresAt }));
+    await el.updateComplete;
+    expect(FakeEventSource.last.readyState).to.not.equal(FakeEventSource.CLOSED);
+    // Funds sent before the end, seen after it: counted, late, on the page still open.
+    const late = expiredView(true).transactions[1]!;
+    FakeEventSource.last.send(expiredView(false, { expiresAt, totalReceivedAmount: late.receivedAmount, transactions: [late] }));
+    await el.updateComplete;
+    expect(partText(el, 'status')).to.contain('0.001 BTC arrived after it expired');
+    await timers.tickAsync(28 * 60_000);
+    expect(FakeEventSource.last.readyState).to.not.equal(FakeEventSource.CLOSED);
+    await timers.tickAsync(60_000);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED);
+    window.dispatchEvent(new Event('online'));
+    await timers.tickAsync(120_000);
+    await nextTask();
+    expect(network.fetch.callCount).to.equal(1);
+  });
+
+  it('stops at once at an EXPIRED payment that expired more than half an hour ago', async () => {
+    network = fakeNetwork(() => viewResponse(expiredView(false, { expiresAt: '2026-11-22T02:20:00.000Z' })));
+    await renderLoaded();
+    await nextTask();
+    expect(FakeEventSource.instances).to.have.length(0);
   });
 
   it('keeps showing the payment while the connection is down, says so, and recovers', async () => {

@@ -1,7 +1,8 @@
 /**
  * @module Keeps the view of one payment current: a first GET, then the server-sent event stream,
  * falling back to polling with If-None-Match when the stream cannot be kept; a fresh look when the
- * tab becomes visible again or the network comes back; nothing more once the status is final.
+ * tab becomes visible again or the network comes back; nothing more once the status is final
+ * (an EXPIRED payment a while after its expiry: funds sent just before it may be seen late).
  * A page left for another (kept in the back/forward cache) holds no stream: HTTP/1.1 gives a host six
  * connections, and six cached pages each holding one would stop the next page from loading.
  */
@@ -43,6 +44,12 @@ export interface SyncTiming {
 /** Default timing: poll every 5 s, back off to 30 s, give a silent stream 10 s. */
 export const DEFAULT_SYNC_TIMING: SyncTiming = { pollMs: 5_000, maxBackoffMs: 30_000, streamWatchdogMs: 10_000, streamErrorLimit: 3 };
 
+/**
+ * How long after its expiry an EXPIRED payment is still followed: a transaction sent in the last
+ * minute may reach the network after it, and the payer watching should see it counted (late).
+ */
+export const LATE_FOLLOW_MS = 30 * 60_000;
+
 /** Follows one payment at a time for a Lit host; all requests stop when the host disconnects. */
 export class CheckoutSyncController implements ReactiveController {
   /**
@@ -61,6 +68,7 @@ export class CheckoutSyncController implements ReactiveController {
   private failures = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watchdog: ReturnType<typeof setTimeout> | undefined;
+  private lateEnd: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly host: ReactiveControllerHost,
@@ -274,12 +282,21 @@ export class CheckoutSyncController implements ReactiveController {
   }
 
   private deliver(view: CheckoutView): void {
-    if (isFinalStatus(view.status)) {
-      this.final = true;
-      this.halt();
-      this.setConnection('stopped');
+    // By the server's clock: the device's may be wrong.
+    const followFor = view.status === 'EXPIRED' ? Date.parse(view.expiresAt) + LATE_FOLLOW_MS - Date.parse(view.serverTime) : 0;
+    if (followFor > 0) {
+      clearTimeout(this.lateEnd);
+      this.lateEnd = setTimeout(() => this.finish(), followFor);
+    } else if (isFinalStatus(view.status)) {
+      this.finish();
     }
     this.callbacks.view(view);
+  }
+
+  private finish(): void {
+    this.final = true;
+    this.halt();
+    this.setConnection('stopped');
   }
 
   private report(problem: SyncProblem): void {
@@ -303,6 +320,7 @@ export class CheckoutSyncController implements ReactiveController {
     this.abort?.abort();
     this.abort = undefined;
     clearTimeout(this.timer);
+    clearTimeout(this.lateEnd);
     this.closeStream();
   }
 
