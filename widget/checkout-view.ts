@@ -141,6 +141,22 @@ export function parseCheckoutView(json: unknown): CheckoutView {
   return view as unknown as CheckoutView;
 }
 
+/**
+ * How long after its expiry an EXPIRED payment is still followed: a transaction sent in the last
+ * minute may reach the network after it, and the payer watching should see it counted (late).
+ */
+export const LATE_FOLLOW_MS = 30 * 60_000;
+
+/**
+ * How many more milliseconds a view is worth following, by the server's clock (the device's may be
+ * wrong): Infinity while the payment is open or confirming, what is left of LATE_FOLLOW_MS past the
+ * expiry of an EXPIRED one, 0 once nothing more is expected.
+ */
+export function followFor(view: Pick<CheckoutView, 'status' | 'expiresAt' | 'serverTime'>): number {
+  if (view.status === 'EXPIRED') return Math.max(0, Date.parse(view.expiresAt) + LATE_FOLLOW_MS - Date.parse(view.serverTime));
+  return isFinalStatus(view.status) ? 0 : Infinity;
+}
+
 /** Whether a status is final: no more updates will come. */
 export function isFinalStatus(status: CheckoutStatus): boolean {
   return status === 'COMPLETE' || status === 'EXPIRED';

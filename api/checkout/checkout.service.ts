@@ -15,6 +15,7 @@ import { type Locale, lookupLocale } from '../../widget/i18n/locales.ts';
 import { formatCounted } from '../shared/money.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 import type { CheckoutOutput } from './checkout.schema.ts';
+import { LATE_FOLLOW_MS } from '../../widget/checkout-view.ts';
 import type { PaymentEvents } from './payment-events.ts';
 
 /** How many rendered payer views a process keeps (about 1.2 KB each). */
@@ -26,8 +27,13 @@ export interface CheckoutSnapshot {
   /** `view` as JSON (its bytes exactly: the body's serialised once per version, serverTime appended). */
   text: string;
   etag: string;
+  /** Nothing more is expected: COMPLETE, or EXPIRED past its late window (the stream ends). */
   terminal: boolean;
-  /** When the status will change by time alone (expiry), if it can. */
+  /**
+   * When what a stream follows changes by time alone, if it can: an OPEN payment's expiry, the end
+   * of an EXPIRED one's late window (LATE_FOLLOW_MS past its expiry, while the payer may still
+   * watch funds sent in the last moment arrive).
+   */
   expiresAt: number | null;
 }
 
@@ -99,7 +105,7 @@ export function createCheckoutService(deps: {
       bodyText,
       etag: `"${createHash('sha256').update(bodyText).digest('base64url').slice(0, 32)}"`,
       terminal: isTerminal(figures.status),
-      expiresAt: figures.status === 'OPEN' ? payment.expiresAt : null,
+      expiresAt: figures.status === 'OPEN' ? payment.expiresAt : figures.status === 'EXPIRED' ? payment.expiresAt + LATE_FOLLOW_MS : null,
     };
     views.set(payment.id, payment, now, rendered);
     return rendered;
@@ -133,7 +139,7 @@ export function createCheckoutService(deps: {
         return `${rendered.bodyText.slice(0, -1)},"serverTime":"${serverTime}"}`;
       },
       etag: rendered.etag,
-      terminal: rendered.terminal,
+      terminal: rendered.terminal && (rendered.expiresAt === null || now >= rendered.expiresAt),
       expiresAt: rendered.expiresAt,
     };
   }

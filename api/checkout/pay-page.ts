@@ -18,7 +18,7 @@ import {
   transactionProgress,
   walletHref,
 } from '../../widget/checkout-format.ts';
-import { type CheckoutView, isFinalStatus } from '../../widget/checkout-view.ts';
+import { type CheckoutView, followFor, isFinalStatus } from '../../widget/checkout-view.ts';
 import { qrSymbol } from '../../widget/qr-code.ts';
 import ENGLISH from '../../widget/i18n/locales/en.ts';
 import { directionOf, type Locale, LOCALE_NAMES, LOCALES } from '../../widget/i18n/locales.ts';
@@ -188,6 +188,8 @@ export function renderPayPage(payment: CheckoutOutput, assets: PageAssets = UNBU
   const view: CheckoutView = payment;
   const m = language.messages;
   const final = isFinalStatus(view.status);
+  // Reloaded without JavaScript as long as the widget would follow it (an EXPIRED one a while, for late funds).
+  const followed = followFor(view) > 0;
   const back = final ? httpUrl(view.checkoutUrl) : undefined;
   const body = html`<h1 class="visually-hidden">${m.paymentTo(view.merchant.name)}</h1>
 <crypto-checkout payment-id="${view.id}" lang="${m.locale}">
@@ -198,14 +200,14 @@ ${view.testNetwork ? html`<p class="pay-test-network">${m.testNetwork}</p>` : ''
 ${view.status === 'OPEN' ? payable(view, m) : ''}
 ${transactions(view, m)}
 ${back ? html`<p><a class="pay-button" href="${back}">${m.returnTo(view.merchant.name)}</a></p>` : ''}
-${final ? '' : html`<noscript><p class="pay-small">${m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS)}</p></noscript>`}
+${followed ? html`<noscript><p class="pay-small">${m.reloadsEvery(NO_SCRIPT_REFRESH_SECONDS)}</p></noscript>` : ''}
 </div>
 </crypto-checkout>
 ${links}`;
   return page({
     title: `${statusTitle(view, m)} · ${view.merchant.name}`,
     body,
-    refresh: !final,
+    refresh: followed,
     scripts: true,
     assets,
     language: { messages: m, paymentId: language.paymentId ?? view.id },

@@ -308,7 +308,7 @@ describe('GET /v2/checkout/:id/events', () => {
     stream.close();
   });
 
-  test('sends EXPIRED after a sweep and closes', async () => {
+  test('sends EXPIRED after a sweep, then late funds for half an hour, and closes', async () => {
     const payment = await createPayment({ timeout: 60 });
     const stream = await openStream(payment.id);
     assert.equal((await stream.nextPayment())!.payment.status, 'OPEN');
@@ -317,7 +317,20 @@ describe('GET /v2/checkout/:id/events', () => {
     const expired = (await stream.nextPayment())!;
     assert.equal(expired.payment.status, 'EXPIRED');
     assert.equal(expired.payment.serverTime, '2026-11-21T10:16:30.123Z');
+    // Funds sent at the last moment, seen after it: the payer still watching sees them, late.
+    await payTo(payment, '0.004');
+    const late = (await stream.nextPayment())!;
+    assert.equal(late.payment.status, 'EXPIRED');
+    assert.deepEqual(late.payment.transactions.map((t: { late: boolean }) => t.late), [true]);
+    // Half an hour past the expiry the stream ends with the next change it sends.
+    server.clock.advance(30 * 60_000);
+    await payTo(payment, '0.001');
+    assert.equal((await stream.nextPayment())!.payment.transactions.length, 2);
     assert.equal(await stream.nextPayment(), undefined);
+    // Opened after that, it sends the payment once and closes.
+    const later = await openStream(payment.id);
+    assert.equal((await later.nextPayment())!.payment.status, 'EXPIRED');
+    assert.equal(await later.nextPayment(), undefined);
     server.clock.set(NOW);
   });
 
@@ -365,8 +378,10 @@ describe('the event stream without notifications', () => {
     resyncing.clock.advance(60_000);
     const expired = (await stream.nextPayment())!;
     assert.equal(expired.payment.status, 'EXPIRED');
-    assert.equal(await stream.nextPayment(), undefined);
     const stored = await resyncing.services.db.get('SELECT status FROM payments WHERE id = ?', [payment.id]);
     assert.deepEqual(stored, { status: 'OPEN' }, 'no sweep ran');
+    // Followed for late funds half an hour past the expiry; a resync then ends the stream.
+    resyncing.clock.advance(30 * 60_000);
+    assert.equal(await stream.nextPayment(), undefined);
   });
 });

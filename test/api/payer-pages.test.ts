@@ -185,6 +185,18 @@ describe('the payer asks for a refund', () => {
     server.clock.set(NOW);
   });
 
+  test('expired: without JavaScript the page still reloads for half an hour, for funds seen late, then stops', async () => {
+    const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
+    server.clock.advance(600_000);
+    const reloading = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.match(reloading, /<noscript><meta http-equiv="refresh" content="30"><\/noscript>/);
+    assert.match(reloading, /This page reloads every 30 seconds/);
+    server.clock.advance(30 * 60_000);
+    const settled = await (await page(`/pay?id=${created.body.id}`)).text();
+    assert.doesNotMatch(settled, /http-equiv="refresh"|reloads every/);
+    server.clock.set(NOW);
+  });
+
   test('still confirming when it expired: the page keeps the link, since what arrived will be owed', async () => {
     const created = await api.post('/payment', { amount: '1', asset: ETH, timeout: 600 });
     await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.4', asset: ETH, confirmations: 0 });

@@ -7,7 +7,7 @@
  * connections, and six cached pages each holding one would stop the next page from loading.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { type CheckoutView, InvalidCheckoutError, isFinalStatus, parseCheckoutView } from '../checkout-view.ts';
+import { type CheckoutView, followFor, InvalidCheckoutError, parseCheckoutView } from '../checkout-view.ts';
 import type { CheckoutErrorCode } from '../events.ts';
 
 /** How the view is being kept current. */
@@ -43,12 +43,6 @@ export interface SyncTiming {
 
 /** Default timing: poll every 5 s, back off to 30 s, give a silent stream 10 s. */
 export const DEFAULT_SYNC_TIMING: SyncTiming = { pollMs: 5_000, maxBackoffMs: 30_000, streamWatchdogMs: 10_000, streamErrorLimit: 3 };
-
-/**
- * How long after its expiry an EXPIRED payment is still followed: a transaction sent in the last
- * minute may reach the network after it, and the payer watching should see it counted (late).
- */
-export const LATE_FOLLOW_MS = 30 * 60_000;
 
 /** Follows one payment at a time for a Lit host; all requests stop when the host disconnects. */
 export class CheckoutSyncController implements ReactiveController {
@@ -282,13 +276,12 @@ export class CheckoutSyncController implements ReactiveController {
   }
 
   private deliver(view: CheckoutView): void {
-    // By the server's clock: the device's may be wrong.
-    const followFor = view.status === 'EXPIRED' ? Date.parse(view.expiresAt) + LATE_FOLLOW_MS - Date.parse(view.serverTime) : 0;
-    if (followFor > 0) {
-      clearTimeout(this.lateEnd);
-      this.lateEnd = setTimeout(() => this.finish(), followFor);
-    } else if (isFinalStatus(view.status)) {
+    const left = followFor(view);
+    if (left === 0) {
       this.finish();
+    } else if (left !== Infinity) {
+      clearTimeout(this.lateEnd);
+      this.lateEnd = setTimeout(() => this.finish(), left);
     }
     this.callbacks.view(view);
   }
