@@ -22,6 +22,14 @@ const MINOR_DIGITS: ReadonlyMap<string, number> = new Map([
   ...FOUR_DIGITS.split(' ').map((code) => [code, 4] as const),
 ]);
 
+/** ISO 4217 codes of no currency a price could be given in: precious metals, funds, testing. */
+const NO_MINOR_UNIT = new Set('XAG XAU XBA XBB XBC XBD XDR XPD XPT XSU XTS XUA XXX'.split(' '));
+
+/** Whether `code` is an ISO 4217 code of a precious metal, fund or testing (no minor unit, no prices here). */
+export function isNonCurrencyCode(code: string): boolean {
+  return NO_MINOR_UNIT.has(code);
+}
+
 /** Whether `code` is an active ISO 4217 currency code (upper case, as the contract requires). */
 export function isCurrencyCode(code: string): boolean {
   return MINOR_DIGITS.has(code);

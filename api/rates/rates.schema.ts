@@ -2,12 +2,17 @@
 import { z } from 'zod';
 import { AmountInput, Timestamp } from '../shared/common.schema.ts';
 import { fractionDigits } from '../shared/money.ts';
-import { isCurrencyCode, minorDigits } from './currencies.ts';
+import { isCurrencyCode, isNonCurrencyCode, minorDigits } from './currencies.ts';
 
 /** An ISO 4217 currency code, upper case. */
 export const CurrencyCode = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an ISO 4217 currency code in a string, like "USD"') })
-  .refine(isCurrencyCode, 'must be an ISO 4217 currency code in upper case, like "USD", "EUR" or "JPY"')
+  .refine(isCurrencyCode, {
+    error: (issue) =>
+      isNonCurrencyCode(String(issue.input))
+        ? `is the ISO 4217 code of a precious metal, fund or testing unit, not a currency prices are given in: use one like "USD", "EUR" or "JPY"`
+        : 'must be an ISO 4217 currency code in upper case, like "USD", "EUR" or "JPY"',
+  })
   .meta({ description: 'ISO 4217 currency code, upper case.', examples: ['USD'] });
 
 /** A price in a fiat currency, with at most the currency's minor digits. */

@@ -107,6 +107,7 @@ describe('payments priced in a fiat currency', () => {
       [{ asset: BTC }, [{ path: 'amount', message: 'is required (or price, to price the payment in a fiat currency)' }]],
       [{ price: { amount: '19.99', currency: 'usd' }, asset: BTC }, [{ path: 'price.currency', message: 'must be an ISO 4217 currency code in upper case, like "USD", "EUR" or "JPY"' }]],
       [{ price: { amount: '19.99', currency: 'XBT' }, asset: BTC }, [{ path: 'price.currency', message: 'must be an ISO 4217 currency code in upper case, like "USD", "EUR" or "JPY"' }]],
+      [{ price: { amount: '1', currency: 'XAU' }, asset: BTC }, [{ path: 'price.currency', message: 'is the ISO 4217 code of a precious metal, fund or testing unit, not a currency prices are given in: use one like "USD", "EUR" or "JPY"' }]],
       [{ price: { amount: '19.999', currency: 'USD' }, asset: BTC }, [{ path: 'price.amount', message: 'must have at most 2 decimal places for USD' }]],
       [{ price: { amount: '1000.5', currency: 'JPY' }, asset: BTC }, [{ path: 'price.amount', message: 'must have at most 0 decimal places for JPY' }]],
       [{ price: { amount: 19.99, currency: 'USD' }, asset: BTC }, [{ path: 'price.amount', message: 'must be a decimal number in a string, like "10.50" (JSON numbers lose precision, so they are refused)' }]],
