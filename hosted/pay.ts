@@ -15,8 +15,8 @@ const shownTitle = () => checkout?.shadowRoot?.querySelector('.status-title')?.t
 // (the server renders both, the one that does not apply yet hidden).
 const links = document.querySelectorAll<HTMLElement>('[data-link]');
 
-// On the first view and on every status change (the event comes once the new state is rendered).
-checkout?.addEventListener('checkout-status-change', (event) => {
+// On every view rendered: late funds or a refund change the links with the status unchanged.
+checkout?.addEventListener('checkout-update', (event) => {
   const { checkout: view } = event.detail;
   const title = shownTitle();
   if (title) document.title = `${title} · ${view.merchant.name}`;

@@ -40,6 +40,7 @@ const SOON_SECONDS = 300;
  * puts its server-rendered payment there, so it reads the same with JavaScript off).
  *
  * @fires {CheckoutStatusChangeEvent} checkout-status-change - The server reports another status (also the first one learned).
+ * @fires {CheckoutUpdateEvent} checkout-update - Extension: a new view was rendered, whatever changed in it (late funds on an EXPIRED payment, a refund, a confirmation).
  * @fires {CheckoutPaidEvent} checkout-paid - The payment is COMPLETE.
  * @fires {CheckoutExpiredEvent} checkout-expired - The payment is EXPIRED.
  * @fires {CheckoutErrorEvent} checkout-error - The payment cannot be shown (not found, unreachable, unreadable).
@@ -180,9 +181,10 @@ export class CryptoCheckout extends LitElement {
     const change = previous ? changeMessage(previous, view, m) : undefined;
     const message = gone.length > 0 ? [droppedText(gone, view, m), change].filter(Boolean).join(' ') : change;
     if (message) this.announce(message);
-    if (previous?.status === view.status) return;
     // Listeners see the new state rendered.
     await this.updateComplete;
+    this.dispatchEvent(checkoutEvent('checkout-update', { checkout: view }));
+    if (previous?.status === view.status) return;
     this.dispatchEvent(checkoutEvent('checkout-status-change', { status: view.status, previousStatus: previous?.status ?? null, checkout: view }));
     if (view.status === 'COMPLETE') this.dispatchEvent(checkoutEvent('checkout-paid', { checkout: view }));
     if (view.status === 'EXPIRED') this.dispatchEvent(checkoutEvent('checkout-expired', { checkout: view }));

@@ -38,6 +38,11 @@ export interface CheckoutCopyDetail {
 
 /** The status the server reports differs from the one shown (including the first one learned). */
 export type CheckoutStatusChangeEvent = CustomEvent<CheckoutStatusChangeDetail>;
+/**
+ * Extension: a new view of the payment was rendered (every one, the first included), whatever
+ * changed in it: a transaction, a confirmation, funds seen late on an EXPIRED payment, a refund.
+ */
+export type CheckoutUpdateEvent = CustomEvent<CheckoutViewDetail>;
 /** The payment reached COMPLETE. */
 export type CheckoutPaidEvent = CustomEvent<CheckoutViewDetail>;
 /** The payment reached EXPIRED. */
@@ -50,6 +55,7 @@ export type CheckoutCopyEvent = CustomEvent<CheckoutCopyDetail>;
 /** Every event of the element, by name. */
 export interface CheckoutEventMap {
   'checkout-status-change': CheckoutStatusChangeEvent;
+  'checkout-update': CheckoutUpdateEvent;
   'checkout-paid': CheckoutPaidEvent;
   'checkout-expired': CheckoutExpiredEvent;
   'checkout-error': CheckoutErrorEvent;

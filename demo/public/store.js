@@ -63,7 +63,8 @@ function followOrder(order) {
     }
   }
 
-  checkout?.addEventListener('checkout-status-change', () => void check());
+  // Every view the element renders (funds seen late leave the status EXPIRED): the record may have moved.
+  checkout?.addEventListener('checkout-update', () => void check());
   // Only a cue: the thank-you appears when the server's record says COMPLETE, not because of this event.
   checkout?.addEventListener('checkout-paid', () => void check());
 

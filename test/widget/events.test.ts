@@ -2,6 +2,7 @@
 import { expect, oneEvent } from '@open-wc/testing';
 import sinon from 'sinon';
 import type { CheckoutStatusChangeEvent } from '../../widget/events.ts';
+import type { CheckoutView } from '../../widget/checkout-view.ts';
 import {
   completeView,
   confirmingView,
@@ -79,6 +80,25 @@ describe('<crypto-checkout> events', () => {
     ]);
     expect(recorder.events[2]!.detail.checkout.totalReceivedAmount).to.equal('0.01000000');
     expect(recorder.events.every((e) => e.target === el)).to.equal(true);
+  });
+
+  it('fires checkout-update for every view rendered, also when the status stays (funds seen late on an EXPIRED payment)', async () => {
+    network = fakeNetwork(() => viewResponse(expiredView(false, { expiresAt: '2026-11-22T02:52:01.987Z' })));
+    const updates: CheckoutView[] = [];
+    const listener = (event: Event) => updates.push((event as CustomEvent<{ checkout: CheckoutView }>).detail.checkout);
+    document.addEventListener('checkout-update', listener);
+    try {
+      const el = await renderLoaded();
+      await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+      const late = expiredView(true).transactions[1]!;
+      FakeEventSource.last.send(expiredView(false, { expiresAt: '2026-11-22T02:52:01.987Z', totalReceivedAmount: late.receivedAmount, transactions: [late] }));
+      await until(() => updates.length === 2, 'two updates');
+      await el.updateComplete;
+      expect(updates.map((v) => [v.status, v.transactions.length])).to.deep.equal([['EXPIRED', 0], ['EXPIRED', 1]]);
+      expect(recorder.events.filter((e) => e.type === 'checkout-status-change')).to.have.length(1);
+    } finally {
+      document.removeEventListener('checkout-update', listener);
+    }
   });
 
   it('fires checkout-expired when the server reports EXPIRED', async () => {

@@ -236,6 +236,26 @@ describe('<crypto-checkout> live updates', () => {
     expect(network.fetch.callCount).to.equal(1);
   });
 
+  it('still stops half an hour past the expiry after a return from the back/forward cache that brought only a 304', async () => {
+    const expired = expiredView(false, { expiresAt: '2026-11-22T02:52:01.987Z' });
+    network = fakeNetwork(() => viewResponse(expired, '"e1"'));
+    await renderLoaded();
+    await until(() => FakeEventSource.instances.length === 1, 'the stream opened');
+    // The device's clock moves with the timers here: the end is kept as a time, across the page's absence.
+    const timers = (clock = sinon.useFakeTimers({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], shouldClearNativeTimers: true }));
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    network.fetch.callsFake(async () => new Response(null, { status: 304, headers: { ETag: '"e1"' } }));
+    await timers.tickAsync(10 * 60_000);
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    await timers.tickAsync(1_000);
+    expect(FakeEventSource.instances).to.have.length(2);
+    await timers.tickAsync(20 * 60_000);
+    expect(FakeEventSource.last.readyState).to.equal(FakeEventSource.CLOSED);
+    const asked = network.fetch.callCount;
+    await timers.tickAsync(10 * 60_000);
+    expect(network.fetch.callCount).to.equal(asked);
+  });
+
   it('stops at once at an EXPIRED payment that expired more than half an hour ago', async () => {
     network = fakeNetwork(() => viewResponse(expiredView(false, { expiresAt: '2026-11-22T02:20:00.000Z' })));
     await renderLoaded();

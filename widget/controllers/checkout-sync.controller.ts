@@ -63,6 +63,8 @@ export class CheckoutSyncController implements ReactiveController {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watchdog: ReturnType<typeof setTimeout> | undefined;
   private lateEnd: ReturnType<typeof setTimeout> | undefined;
+  /** When following an EXPIRED payment ends (Date.now() time); kept across pages left and resumed. */
+  private lateDeadline: number | undefined;
 
   constructor(
     private readonly host: ReactiveControllerHost,
@@ -96,6 +98,7 @@ export class CheckoutSyncController implements ReactiveController {
     this.url = url;
     this.etag = null;
     this.final = false;
+    this.lateDeadline = undefined;
     this.failures = 0;
     this.streamErrors = 0;
     this.setConnection('idle');
@@ -129,6 +132,7 @@ export class CheckoutSyncController implements ReactiveController {
       return;
     }
     clearTimeout(this.timer);
+    this.armLateEnd();
     this.failures = 0;
     this.streamErrors = 0;
     const signal = this.signal();
@@ -141,6 +145,7 @@ export class CheckoutSyncController implements ReactiveController {
 
   private start(): void {
     this.halt();
+    this.armLateEnd();
     this.setConnection('loading');
     const signal = this.signal();
     void this.load(signal).then((ok) => {
@@ -280,10 +285,16 @@ export class CheckoutSyncController implements ReactiveController {
     if (left === 0) {
       this.finish();
     } else if (left !== Infinity) {
-      clearTimeout(this.lateEnd);
-      this.lateEnd = setTimeout(() => this.finish(), left);
+      this.lateDeadline = Date.now() + left;
+      this.armLateEnd();
     }
     this.callbacks.view(view);
+  }
+
+  // A resumed page may get only 304s, which deliver nothing: the end is set again from the deadline.
+  private armLateEnd(): void {
+    clearTimeout(this.lateEnd);
+    if (this.lateDeadline !== undefined) this.lateEnd = setTimeout(() => this.finish(), Math.max(0, this.lateDeadline - Date.now()));
   }
 
   private finish(): void {
