@@ -56,7 +56,8 @@ async function requestStanding(refunds: RefundRequests, view: Pick<CheckoutOutpu
     // Asked for by the payer already; refunded (or being refunded) by the shop: no link to ask.
     if (err instanceof Conflict) return err.code === 'refund-already-requested' ? 'requested' : 'nothing';
     // What still confirms is not refundable yet, but will be, and the page stops following an expired
-    // payment: it keeps the link, whose page says to come back once what arrived is confirmed.
+    // payment half an hour past its expiry: it keeps the link, whose page says to come back once what
+    // arrived is confirmed.
     if (err instanceof NotYet) return 'open';
     return err instanceof InvalidState ? 'nothing' : 'open';
   }

@@ -146,10 +146,11 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       if (open) throw new Conflict('refund-already-requested', 'A refund of this payment was already asked for and waits for the shop.');
       // Nothing owed, or less than the network fee lets go out: no form that could never succeed.
       if (!payerMayRequest(standing.exception) || standing.owed.isZero() || standing.owed.lt(standing.asset.minWithdrawal)) {
+        // Funds still confirming will be owed again: come back (even after a refund of what came before).
+        if (confirming) throw new NotYet('invalid-state', 'What this payment received is still confirming; a refund can be asked for once it has confirmed.');
         // The shop's own refund took what was owed: the payer is told where it stands, not "nothing to refund".
         if (refunds.includes('AWAITING_ADDRESS')) throw new Conflict('refund-awaiting-address', 'The shop is refunding this payment already; the payer gives the address through the link the shop sent.');
         if (refunds.includes('APPROVED') || refunds.includes('COMPLETE')) throw new Conflict('refund-made', 'This payment has been refunded already.');
-        if (confirming) throw new NotYet('invalid-state', 'What this payment received is still confirming; a refund can be asked for once it has confirmed.');
         throw new InvalidState('invalid-state', 'This payment has nothing a payer can ask to have refunded.');
       }
       return {

@@ -59,7 +59,7 @@ export const refundErrors = {
   requestWaiting: (request: Refund, asset: Asset) =>
     new Conflict(
       'refund-already-requested',
-      `The payer asked for a refund of ${formatAmount(request.amount, asset.decimals)} ${asset.short} of this payment already (refund ${request.id}), which holds what it asks for: approve it (POST /v2/refund/${request.id}/approve) or cancel it (POST /v2/refund/${request.id}/cancel) first.`,
+      `The payer asked for a refund of ${formatAmount(request.amount, asset.decimals)} ${asset.short} of this payment already (refund ${request.id}), which holds what it asks for: approve or cancel that request first (on the payment's page in the dashboard, or POST /v2/refund/${request.id}/approve or /cancel).`,
     ),
   insufficient: (err: InsufficientFunds, asset: Asset) =>
     new Refused(
@@ -174,9 +174,10 @@ export function createRefundService(deps: RefundServiceDeps) {
           const standing = await refundabilityOf(stores, registry, payment, now);
           const amount = asked !== undefined ? parseAmount(asked) : standing.owed;
           // A payer's request waiting for the merchant holds what it asks for: named, rather than "owed nothing".
+          // Only when the request is what stands in the way: an amount it does not explain keeps its own refusal.
           const waiting = async () => {
             const open = await stores.refunds.openRequestOf(payment.id);
-            if (open) throw refundErrors.requestWaiting(open, asset);
+            if (open && amount.lte(standing.refundable.plus(open.amount))) throw refundErrors.requestWaiting(open, asset);
           };
           if (asked === undefined && amount.isZero()) {
             await waiting();

@@ -243,9 +243,16 @@ describe('the payer asks for a refund', () => {
       assert.match(text, /This payment has already been refunded./);
       assert.doesNotMatch(text, /nothing to refund|Check the link/);
     }
-    // A late transaction owes the payer again: the link comes back.
-    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.3', asset: ETH, confirmations: 50 });
+    // A late transaction owes the payer again: while it confirms, the request page says to come back
+    // (not that it is refunded); once confirmed, the link is back.
+    await postJson(`${server.api}/dev/transactions`, { address: created.body.addressTo, amount: '0.3', asset: ETH, confirmations: 0 });
+    const confirming = await (await page(`/refund/request?payment=${created.body.id}&lang=en`)).text();
+    assert.match(confirming, /Your funds are still being confirmed/);
+    assert.doesNotMatch(confirming, /already been refunded/);
     assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), offered);
+    await postJson(`${server.api}/dev/blocks`, { network: 'ethereum', count: 50 });
+    assert.match(await (await page(`/pay?id=${created.body.id}`)).text(), offered);
+    assert.equal((await page(`/refund/request?payment=${created.body.id}&lang=en`)).status, 200);
     server.clock.set(NOW);
   });
 

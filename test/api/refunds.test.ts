@@ -447,10 +447,14 @@ describe('the payer asks for a refund', () => {
       assert.deepEqual(refused.body, {
         error: {
           code: 'refund-already-requested',
-          message: `The payer asked for a refund of 0.30000000 ETH of this payment already (refund ${id}), which holds what it asks for: approve it (POST /v2/refund/${id}/approve) or cancel it (POST /v2/refund/${id}/cancel) first.`,
+          message: `The payer asked for a refund of 0.30000000 ETH of this payment already (refund ${id}), which holds what it asks for: approve or cancel that request first (on the payment's page in the dashboard, or POST /v2/refund/${id}/approve or /cancel).`,
         },
       });
     }
+    // More than the payment ever received is refused as such: cancelling the request would not help.
+    const tooMuch = await api.post(`/payment/${payment.id}/refund`, { amount: '0.5' });
+    assert.equal(tooMuch.status, 422);
+    assert.equal(tooMuch.body.error.code, 'refund-exceeds-payment');
     // Cancelled, what it held is the merchant's to refund again.
     assert.equal((await api.post(`/refund/${id}/cancel`, {})).status, 200);
     assert.equal((await api.post(`/payment/${payment.id}/refund`, {})).status, 200);

@@ -30,7 +30,7 @@ const id: PayerMessages = {
   addressAlreadySet: `Pengembalian dana ini sudah memiliki alamat; alamat tidak dapat diubah.`,
   alreadyRequested: `Pengembalian dana untuk pembayaran ini sudah diminta dan menunggu toko.`,
   nothingToRefund: `Tidak ada yang dapat dikembalikan dari pembayaran ini.`,
-  shopRefunding: `Toko sudah memproses pengembalian dana pembayaran ini.`,
+  shopRefunding: `Toko sedang memproses pengembalian dana pembayaran ini.`,
   shopRefundingDetail: `Gunakan tautan yang dikirim toko untuk memberi tahu ke mana pengembalian dana dikirim.`,
   alreadyRefunded: `Pembayaran ini sudah dikembalikan dananya.`,
   fundsConfirming: `Dana Anda masih dikonfirmasi`,

@@ -30,7 +30,7 @@ const ja: PayerMessages = {
   addressAlreadySet: `この返金にはすでにアドレスがあり、変更できません。`,
   alreadyRequested: `この支払いの返金はすでに申請され、ショップの対応待ちです。`,
   nothingToRefund: `この支払いに返金できるものはありません。`,
-  shopRefunding: `ショップはすでにこの支払いを返金しています。`,
+  shopRefunding: `ショップはすでにこの支払いの返金手続きを進めています。`,
   shopRefundingDetail: `ショップから届いたリンクで、返金の送金先を指定してください。`,
   alreadyRefunded: `この支払いはすでに返金されています。`,
   fundsConfirming: `送金はまだ確認中です`,
