@@ -16,11 +16,12 @@ export interface CreatePaymentRequest {
 }
 
 /**
- * Why an amount below the network's dust limit is refused: no wallet can send an output that small
- * (Bitcoin Core's nodes do not relay it), so the payer could never pay it.
+ * Why an amount below the network's dust limit is refused: many wallets will not send an output
+ * that small (Bitcoin Core relays none below 546 satoshi to a legacy address), and no refund of it
+ * could be paid out.
  */
 export function dustLimitText(registry: AssetRegistry, asset: Asset): string {
-  return `${asset.dustLimit} ${asset.short}, the smallest output ${registry.network(asset.network).displayName} relays (its dust limit): no wallet could pay less`;
+  return `${asset.dustLimit} ${asset.short}, ${registry.network(asset.network).displayName}'s dust limit: many wallets will not send less, and nothing this small could be refunded`;
 }
 
 /**

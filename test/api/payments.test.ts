@@ -220,12 +220,12 @@ describe('refusing a bad payment', () => {
     });
   }
 
-  test('refuses an amount below the network\'s dust limit, which no wallet could pay; accepts the limit itself', async () => {
+  test('refuses an amount below the network\'s dust limit, which many wallets will not send; accepts the limit itself', async () => {
     await expectInvalid({ amount: '0.00000545', asset: { short: 'BTC', network: 'bitcoin' } }, [
-      { path: 'amount', message: 'must be at least 0.00000546 BTC, the smallest output Bitcoin relays (its dust limit): no wallet could pay less' },
+      { path: 'amount', message: "must be at least 0.00000546 BTC, Bitcoin's dust limit: many wallets will not send less, and nothing this small could be refunded" },
     ]);
     await expectInvalid({ amount: '0.00005', asset: { short: 'LTC', network: 'litecoin' } }, [
-      { path: 'amount', message: 'must be at least 0.0000546 LTC, the smallest output Litecoin relays (its dust limit): no wallet could pay less' },
+      { path: 'amount', message: "must be at least 0.0000546 LTC, Litecoin's dust limit: many wallets will not send less, and nothing this small could be refunded" },
     ]);
     assert.equal((await api.post('/payment', { amount: '0.00000546', asset: { short: 'BTC', network: 'bitcoin' } })).status, 200);
     // Networks without a dust limit take one smallest unit.

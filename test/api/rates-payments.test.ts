@@ -122,7 +122,7 @@ describe('payments priced in a fiat currency', () => {
     assert.equal(cent.status, 400);
     assert.equal(cent.body.error.details.length, 1);
     assert.equal(cent.body.error.details[0].path, 'price.amount');
-    assert.match(cent.body.error.details[0].message, /^converts to 0\.000000[0-9]{2} BTC, less than 0\.00000546 BTC, the smallest output Bitcoin relays \(its dust limit\): no wallet could pay less$/);
+    assert.match(cent.body.error.details[0].message, /^converts to 0\.000000[0-9]{2} BTC, less than 0\.00000546 BTC, Bitcoin's dust limit: many wallets will not send less, and nothing this small could be refunded$/);
     assert.equal((await api.get('/payment?invoices=one-cent')).body.data.length, 0);
   });
 
