@@ -178,10 +178,6 @@ export function createMerchantService(deps: {
     },
 
     /**
-     * Replaces the shop's name, site, logo and e-mail. Every instance forgets what it remembered of
-     * merchants within a second (the key-change announcement), so pages and records show the new profile.
-     */
-    /**
      * Reads a settings edit of this merchant: every bad field at once, a logo the payer's page would
      * not show among them (only when it changes: one saved before the rule must not block the rest).
      */
@@ -196,6 +192,10 @@ export function createMerchantService(deps: {
       return parsed.data!;
     },
 
+    /**
+     * Replaces the shop's name, site, logo and e-mail. Every instance forgets what it remembered of
+     * merchants within a second (the key-change announcement), so pages and records show the new profile.
+     */
     async updateProfile(merchantId: string, input: UpdateMerchantInput): Promise<Merchant> {
       // Only a changed logo is judged: one saved before the rule must not block editing the rest.
       if (input.logoUrl !== (await store.findById(merchantId))?.logoUrl) checkLogo(input.logoUrl);

@@ -424,6 +424,8 @@ describe('webhook add / list / delete', () => {
       [['webhook', 'add', '--merchant', id], /--url is required/],
       [['webhook', 'add', '--merchant', id, '--url', 'ftp://shop.example'], /--url must be an http\(s\) URL/],
       [['webhook', 'add', '--merchant', id, '--url', 'https://shop.example/h', '--events', 'payment.paid'], /--events must be one of/],
+      // Both at once, as the API names every bad field of a body.
+      [['webhook', 'add', '--merchant', id, '--url', 'ftp://shop.example', '--events', 'payment.paid'], /^--url must be an http\(s\) URL\n--events must be one of/],
       [['webhook', 'add', '--merchant', id, '--url', 'https://shop.example/h', '--secret', 'x'], /Unknown option '--secret'/],
       [['webhook', 'rename', '--merchant', id], /Unknown command "webhook rename"/],
     ] as const) {
