@@ -69,6 +69,7 @@ describe('the widget package', () => {
     ]);
     assert.deepEqual(declared.events.map((e) => [e.name, e.type?.text]), [
       ['checkout-status-change', 'CheckoutStatusChangeEvent'],
+      ['checkout-update', 'CheckoutUpdateEvent'],
       ['checkout-paid', 'CheckoutPaidEvent'],
       ['checkout-expired', 'CheckoutExpiredEvent'],
       ['checkout-error', 'CheckoutErrorEvent'],
