@@ -5,7 +5,7 @@ import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, t
 import type { KeyChanges } from './key-changes.ts';
 import { type CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
 import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
-import { parseCollecting } from '../shared/validation.ts';
+import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
 import type { UnitOfWork } from '../unit-of-work.ts';
 
@@ -184,7 +184,7 @@ export function createMerchantService(deps: {
     async readProfile(merchantId: string, body: unknown): Promise<UpdateMerchantInput> {
       const parsed = parseCollecting(UpdateMerchantInput, body);
       const errors: FieldError[] = [...parsed.errors];
-      const logoUrl = (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}).logoUrl;
+      const logoUrl = fieldsOf(body).logoUrl;
       const refused = typeof logoUrl === 'string' && !errors.some((e) => e.path === 'logoUrl') ? logoError(logoUrl) : undefined;
       const logo = refused && logoUrl !== (await store.findById(merchantId))?.logoUrl ? refused : undefined;
       if (logo) errors.push(logo);

@@ -1,11 +1,8 @@
 /** Request rules that depend on the asset: which pair it names and how fine its amounts may be. */
 import { type FieldError, invalidFields, InvalidInput } from '../shared/errors.ts';
 import { AMOUNT_PATTERN, fractionDigits } from '../shared/money.ts';
+import { fieldsOf } from '../shared/validation.ts';
 import type { Asset, AssetRegistry } from './asset-registry.ts';
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
 
 /**
  * Finds the asset a request body names and adds the asset-dependent field errors to those the
@@ -18,8 +15,8 @@ export function resolveRequestAsset(
   errors: FieldError[],
   assetChecks: (asset: Asset) => FieldError[] = () => [],
 ): Asset {
-  const short = field(field(body, 'asset'), 'short');
-  const network = field(field(body, 'asset'), 'network');
+  const short = fieldsOf(fieldsOf(body).asset).short;
+  const network = fieldsOf(fieldsOf(body).asset).network;
   const found = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
   const asset = found && registry.isServed(found) ? found : undefined;
   if (!asset) {
@@ -33,7 +30,7 @@ export function resolveRequestAsset(
     }
     throw invalidFields(errors);
   }
-  const amount = field(body, 'amount');
+  const amount = fieldsOf(body).amount;
   if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && fractionDigits(amount) > asset.decimals) {
     errors.push({ path: 'amount', message: `must have at most ${asset.decimals} decimal places for ${asset.short}` });
   }

@@ -2,7 +2,7 @@
  * @module Reading a create-payment request: the schema's checks and the asset's together, into the
  * typed input the use case takes. Kept apart from the schemas, which the typed client shares.
  */
-import { parseCollecting } from '../shared/validation.ts';
+import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
 import type { FieldError } from '../shared/errors.ts';
@@ -32,7 +32,7 @@ export function parseCreatePayment(registry: AssetRegistry, body: unknown): Crea
   const parsed = parseCollecting(CreatePaymentInput, body);
   const errors: FieldError[] = [...parsed.errors];
   // Priced in the asset (amount) or in a fiat currency (price): exactly one of them.
-  const sent = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const sent = fieldsOf(body);
   const hasAmount = sent.amount !== undefined;
   const hasPrice = sent.price !== undefined && sent.price !== null;
   if (hasAmount && hasPrice) errors.push({ path: 'price', message: 'must not be sent with amount: price the payment in the asset (amount) or in a fiat currency (price), not both' });

@@ -14,7 +14,7 @@ import { newId, storedId, withStoredIds } from '../shared/ids.ts';
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import type { Logger } from '../shared/logger.ts';
 import { type Amount, AMOUNT_PATTERN, formatAmount, parseAmount } from '../shared/money.ts';
-import { parseCollecting } from '../shared/validation.ts';
+import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { AnyStores, Stores, UnitOfWork } from '../unit-of-work.ts';
 import type { RateService } from '../rates/rates.service.ts';
 import type { PayoutSender } from '../withdrawals/payout-sender.ts';
@@ -96,7 +96,7 @@ export async function checkDestination(
  * already is not named twice.
  */
 function refundAssetErrors(registry: AssetRegistry, asset: Asset, body: unknown, found: readonly FieldError[]): FieldError[] {
-  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const { addressTo, destTag, amount } = fieldsOf(body);
   const errors: FieldError[] = [];
   if (addressTo !== undefined) {
     errors.push(...destinationErrors(registry.codec(asset.network), asset, addressTo, destTag));

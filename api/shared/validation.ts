@@ -36,6 +36,14 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
   return details;
 }
 
+/**
+ * A request body's fields as sent, for checks beside the schema's (whatever the schema made of
+ * them): an object's own entries, none for anything else.
+ */
+export function fieldsOf(body: unknown): Record<string, unknown> {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+}
+
 /** Parses input with a schema, or throws a 400 validation-failed listing every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);

@@ -1,7 +1,7 @@
 /** Webhook use cases: register, list and remove endpoints, read the delivery log, redeliver. */
 import { DEFAULT_LIMIT, type ListEnvelope } from '../shared/list-page.ts';
 import { Conflict, type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
-import { parseCollecting } from '../shared/validation.ts';
+import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { Merchant } from '../merchants/merchant.store.ts';
 import { type Clock, isoTime } from '../shared/clock.ts';
 import { newId, storedId } from '../shared/ids.ts';
@@ -73,7 +73,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     read(body: unknown): CreateWebhookInput {
       const parsed = parseCollecting(CreateWebhookInput, body);
       const errors: FieldError[] = [...parsed.errors];
-      const url = (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}).url;
+      const url = fieldsOf(body).url;
       const problem = typeof url === 'string' && !errors.some((e) => e.path === 'url') ? urlProblem(url, allowPrivate) : undefined;
       if (problem) errors.unshift({ path: 'url', message: problem });
       if (errors.length > 0) throw invalidFields(errors);

@@ -3,7 +3,7 @@
  * tag, minimum) together, into the typed input the use case takes. Kept apart from the schemas,
  * which the typed client shares.
  */
-import { parseCollecting } from '../shared/validation.ts';
+import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { AddressCodec } from '../networks/address-codecs.ts';
 import type { Asset, AssetRegistry } from '../networks/asset-registry.ts';
 import { resolveRequestAsset } from '../networks/asset-rules.ts';
@@ -53,7 +53,7 @@ export function isOwnAddressRefusal(err: unknown): boolean {
 
 /** The checks of a withdrawal body that depend on its asset: destination, tag and fee. */
 function assetErrors(codec: AddressCodec, asset: Asset, body: unknown): FieldError[] {
-  const { addressTo, destTag, amount } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const { addressTo, destTag, amount } = fieldsOf(body);
   const errors = destinationErrors(codec, asset, addressTo, destTag);
   if (typeof amount === 'string' && AMOUNT_PATTERN.test(amount) && parseAmount(amount).lt(parseAmount(asset.minWithdrawal))) {
     errors.push({
@@ -87,7 +87,7 @@ export async function readCreateWithdrawal(registry: AssetRegistry, addresses: P
     return parseCreateWithdrawal(registry, body);
   } catch (err) {
     if (!(err instanceof InvalidInput) || err.code !== 'validation-failed' || !err.details || err.details.some((d) => d.path === 'addressTo')) throw err;
-    const { asset: named, addressTo } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    const { asset: named, addressTo } = fieldsOf(body);
     const { short, network } = (typeof named === 'object' && named !== null ? named : {}) as Record<string, unknown>;
     const found = typeof short === 'string' && typeof network === 'string' ? registry.find(short, network) : undefined;
     if (!found || !registry.isServed(found) || typeof addressTo !== 'string') throw err;
