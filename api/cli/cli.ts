@@ -9,8 +9,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
-import { CreateMerchantInput } from '../merchants/merchant.schema.ts';
-import { parseFlags } from './flags.ts';
+import { printFieldErrors } from './flags.ts';
 import type { MerchantService } from '../merchants/merchant.service.ts';
 import { openCliDatabase, withMerchantServices } from './cli-services.ts';
 import { InvalidInput } from '../shared/errors.ts';
@@ -142,16 +141,15 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     ...(values['site-url'] !== undefined ? { siteUrl: values['site-url'] } : {}),
     ...(values['logo-url'] !== undefined ? { logoUrl: values['logo-url'] } : {}),
   };
-  const input = parseFlags(CreateMerchantInput, given, { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
-  if (!input) return 2;
   return withMerchants(async (merchants) => {
     let created;
     try {
-      created = await merchants.create(input);
+      // Every bad flag at once, a logo the payer's page would not show among them (only the service
+      // knows its own origin): each named by its flag.
+      created = await merchants.create(merchants.readNew(given));
     } catch (e) {
-      // A value only the service can judge (a logo the payer's page would not show): named by its flag.
       if (!(e instanceof InvalidInput)) throw e;
-      for (const detail of e.details ?? []) err(`${detail.path === 'logoUrl' ? '--logo-url' : detail.path} ${detail.message}\n`);
+      printFieldErrors(e.details ?? [], { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
       return 2;
     }
     if (values.json) {

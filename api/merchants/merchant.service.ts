@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { decryptSecretKey, encryptSecretKey, generateMerchantKeys, hashApiKey, type MerchantKeys } from './merchant-keys.ts';
 import type { KeyChanges } from './key-changes.ts';
-import { type CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
+import { CreateMerchantInput, UpdateMerchantInput } from './merchant.schema.ts';
 import { type FieldError, invalidFields, NotFound } from '../shared/errors.ts';
 import { fieldsOf, parseCollecting } from '../shared/validation.ts';
 import type { Merchant, MerchantCredentials } from './merchant.store.ts';
@@ -175,6 +175,17 @@ export function createMerchantService(deps: {
       } catch {
         throw new Error('the server key does not decrypt the stored merchant secret keys; start with the SERVER_KEY (or DATA_DIR/server.key) this database was created with');
       }
+    },
+
+    /** Reads a new merchant's fields: every bad field at once, a logo the payer's page would not show among them. */
+    readNew(body: unknown): CreateMerchantInput {
+      const parsed = parseCollecting(CreateMerchantInput, body);
+      const errors: FieldError[] = [...parsed.errors];
+      const logoUrl = fieldsOf(body).logoUrl;
+      const logo = typeof logoUrl === 'string' && !errors.some((e) => e.path === 'logoUrl') ? logoError(logoUrl) : undefined;
+      if (logo) errors.push(logo);
+      if (errors.length > 0) throw invalidFields(errors);
+      return parsed.data!;
     },
 
     /**

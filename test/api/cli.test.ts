@@ -238,6 +238,11 @@ describe('merchant create, refused', () => {
     ['with a bad e-mail', ['merchant', 'create', '--name', 'X', '--email', 'not-an-email', '--json'], '--email must be an e-mail address'],
     ['with a logo URL that is not http(s)', ['merchant', 'create', '--name', 'X', '--logo-url', 'ftp://x.example/l.png'], '--logo-url must be an absolute http:// or https:// URL'],
     ['with a plain-http logo on another site (the payer page would not show it)', ['merchant', 'create', '--name', 'X', '--logo-url', 'http://other.example/logo.png'], '--logo-url must be an https:// URL (or on this service, '],
+    [
+      'with a bad e-mail and a plain-http logo on another site: both named at once',
+      ['merchant', 'create', '--name', 'X', '--email', 'nope', '--logo-url', 'http://other.example/logo.png'],
+      '--email must be an e-mail address\n--logo-url must be an https:// URL (or on this service, ',
+    ],
     ['with a site address in a javascript: URL', ['merchant', 'create', '--name', 'X', '--site-url', 'javascript:alert(1)'], '--site-url must be a site address such as shop.example.com'],
     ['with a site address in a data: URL', ['merchant', 'create', '--name', 'X', '--site-url', 'data:text/html,x'], '--site-url must be a site address such as shop.example.com'],
     ['with an unknown command', ['merchant', 'delete', '--name', 'X'], 'Unknown command "merchant delete".'],
