@@ -15,15 +15,18 @@ import type { Row } from './report.ts';
 import { demoKeys, prepareDataDir } from './scenario.ts';
 import { createRequests, DERIVED_NETWORKS } from './signed-create.ts';
 
-// Six rounds, so each kind goes first in as many rounds as the other (with three, one WAL
-// checkpoint, tens of milliseconds every 1,600 to 2,400 creates on this row's service, landing in a
-// round of one kind moved the median ratio by a few hundredths). The service is fresh, so both
+// Sixteen rounds of 600, so each kind goes first in as many rounds as the other. A round of
+// either kind moves by a third from one round to the next (a WAL checkpoint, tens of milliseconds
+// every 1,600 to 2,400 creates on this row's service, or a collection, landing in a round of about
+// a tenth of a second), and the kind measured first after the warm-up is a fifth slower for a round
+// or two: six rounds of 400 gave medians of 0.86 to 1.17 for the same code (0.89 in the bench of
+// 9319a9e), sixteen of 600 gave 0.96, 0.98 and 0.98 in three runs. The service is fresh, so both
 // kinds are warmed up first as the create row is (CREATE_WARMUP each), in one load that alternates
 // them request by request: warmed one kind after the other, the kind warmed first measured a fifth
 // slower than it is (fiat ÷ asset 0.71, 0.75 and 0.79 with fiat warmed first, 1.12, 1.16 and 1.23
 // with it warmed second, eight rounds each; 0.89 to 1.04 warmed together), and the bench warmed
 // the fiat kind first.
-export const FIAT_SHAPE = { connections: 10, seconds: 0, amount: 400, rounds: 6 } as const;
+export const FIAT_SHAPE = { connections: 10, seconds: 0, amount: 600, rounds: 16 } as const;
 /** Creates of each kind in the shared warm-up. */
 export const FIAT_WARMUP = CREATE_WARMUP;
 // Both kinds of create draw on the pools: sized, as run.ts's, so no refill runs during the row.
