@@ -29,8 +29,9 @@ export function coinbaseSource(base = COINBASE_URL): RateSource {
             outcomes.set(pair, price === undefined ? { kind: 'not-quoted' } : outcomeOf(() => positivePrice(price)));
           }
         } catch (err) {
-          // An asset Coinbase does not know: 400 {"errors": [{"id": "invalid_request", …}]}.
-          const notQuoted = err instanceof SourceError && (err.status === 400 || err.status === 404);
+          // An asset Coinbase does not know: 400 {"errors": [{"id": "invalid_request", …}]}. Any other
+          // 400 or 404 (a proxy's page, a wrong RATE_SOURCE_COINBASE_URL) says nothing of the asset.
+          const notQuoted = err instanceof SourceError && (err.status === 400 || err.status === 404) && Array.isArray(member(err.body, 'errors'));
           for (const pair of mine) outcomes.set(pair, notQuoted ? { kind: 'not-quoted' } : { kind: 'failed', reason: (err as Error).message });
         }
       });

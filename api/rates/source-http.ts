@@ -14,6 +14,8 @@ export class SourceError extends Error {
     message: string,
     /** The HTTP status, when the source answered with one that is not 200. */
     readonly status?: number,
+    /** That answer's body as JSON, when it was JSON (a source's own error document). */
+    readonly body?: JsonValue,
   ) {
     super(message);
   }
@@ -21,6 +23,8 @@ export class SourceError extends Error {
 
 // Every documented answer is a few kilobytes; Coinbase's full exchange-rate table about 10 KB.
 const MAX_BODY_BYTES = 1024 * 1024;
+// A source's error document is a line or two.
+const ERROR_BODY_BYTES = 16 * 1024;
 /** Requests one source has open at once during a refresh. */
 export const SOURCE_CONCURRENCY = 4;
 
@@ -33,8 +37,21 @@ export async function getJson(url: string, signal: AbortSignal): Promise<JsonVal
     throw new SourceError(signal.aborted ? 'no answer within the time allowed' : `unreachable (${causeOf(err)})`);
   }
   if (response.status !== 200) {
-    await response.body?.cancel().catch(() => {});
-    throw new SourceError(`answered HTTP ${response.status}`, response.status);
+    // Kept when it is a small JSON document: a source's own "no such pair" answer, told apart from a
+    // proxy's or a wrong address's error page.
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    let body: JsonValue | undefined;
+    if (declared <= ERROR_BODY_BYTES && (response.headers.get('content-type') ?? '').includes('json')) {
+      const text = await response.text().catch(() => '');
+      try {
+        if (text.length <= ERROR_BODY_BYTES) body = parseJsonKeepingNumbers(text);
+      } catch {
+        body = undefined;
+      }
+    } else {
+      await response.body?.cancel().catch(() => {});
+    }
+    throw new SourceError(`answered HTTP ${response.status}`, response.status, body);
   }
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) {

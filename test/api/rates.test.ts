@@ -5,6 +5,8 @@
  * clock, and a burst of asks sharing one fetch.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { loadConfig } from '../../api/config.ts';
 import { createRateBook, type RateBook } from '../../api/rates/rate-book.ts';
@@ -205,6 +207,33 @@ describe('the rate book', () => {
     source('kraken').fault = 'down';
     const partly = book(['coinbase', 'kraken']);
     await assert.rejects(partly.rate('BTC', 'MNT'), RatesUnavailable);
+  });
+
+  test('a 404 or 400 counts as "not quoted" only when the source itself says so, not a proxy page or a wrong address', async () => {
+    for (const name of ['coinbase', 'bitstamp'] as const) source(name).prices.set('BTC/USD', '64000');
+    // Both sources at their real addresses: an asset or pair they do not list is theirs to say.
+    await assert.rejects(book(['coinbase', 'bitstamp']).rate('BTC', 'MNT'), UnsupportedCurrency);
+    // A wrong address (or a proxy) answering its own 404 and 400 pages: the sources are failing,
+    // the answer is "try again", never "unsupported", and /health says why.
+    const pages = http.createServer((req, res) => {
+      const status = req.url?.includes('exchange-rates') ? 400 : 404;
+      res.writeHead(status, { 'Content-Type': 'text/html' }).end(`<h1>${status}</h1>nginx`);
+    });
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+    try {
+      const wrong = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/proxy`;
+      const rates = book(['coinbase', 'bitstamp'], { RATE_SOURCE_COINBASE_URL: wrong, RATE_SOURCE_BITSTAMP_URL: wrong });
+      await assert.rejects(rates.rate('BTC', 'USD'), RatesUnavailable);
+      assert.deepEqual(
+        rates.health().map(({ name, status, error }) => ({ name, status, error })),
+        [
+          { name: 'coinbase', status: 'failing', error: 'BTC/USD: answered HTTP 400' },
+          { name: 'bitstamp', status: 'failing', error: 'BTC/USD: answered HTTP 404, and its list of markets answered HTTP 404' },
+        ],
+      );
+    } finally {
+      await new Promise<void>((resolve) => pages.close(() => resolve()));
+    }
   });
 
   test('JPY quotes, whose currency has no minor digits, are used as they come', async () => {

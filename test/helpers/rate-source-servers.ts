@@ -57,6 +57,13 @@ function answer(name: SourceName, url: URL, prices: Map<string, string>): Answer
       return json(`{"error":[],"result":{${quoted(krakenKey(asset, match[2]!))}:${ticker}}}`);
     }
     case 'bitstamp': {
+      if (url.pathname === '/api/v2/trading-pairs-info/') {
+        const markets = [...prices.keys()].map((pair) => {
+          const [short, fiat] = pair.split('/') as [string, string];
+          return `{"name":${quoted(pair)},"url_symbol":${quoted((short + fiat).toLowerCase())},"base_decimals":8,"counter_decimals":2,"minimum_order":"10 ${fiat}","trading":"Enabled","description":${quoted(`${short} / ${fiat}`)}}`;
+        });
+        return json(`[${markets.join(',')}]`);
+      }
       const match = /^\/api\/v2\/ticker\/([a-z]+?)(usd|eur|jpy|gbp)\/$/.exec(url.pathname);
       const price = match ? prices.get(`${match[1]!.toUpperCase()}/${match[2]!.toUpperCase()}`) : undefined;
       if (price === undefined) return { status: 404, type: 'text/html', body: '<!DOCTYPE html><html><body><h1>Not Found</h1></body></html>' };
