@@ -37,6 +37,8 @@ export interface PayerMessages {
   /** The address given is one of the service's own receiving addresses. */
   addressOwn: (network: string) => string;
   addressAlreadySet: string;
+  /** A claim link's refund the shop cancelled: it takes no address. */
+  refundCancelledNoAddress: string;
   alreadyRequested: string;
   nothingToRefund: string;
   /** The request page of a payment the shop refunds already, the payer's address still to give through the shop's link. */

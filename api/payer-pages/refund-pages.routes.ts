@@ -87,7 +87,11 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       if (!parsed.success) throw new InvalidInput('validation-failed', 'bad destination', [{ path: String(parsed.error.issues[0]?.path[0] ?? 'addressTo'), message: '' }]);
       await claims.claim(id, token, parsed.data);
     } catch (err) {
-      if (err instanceof InvalidState) return showClaim(req, res, id, token, 409, { error: m.addressAlreadySet });
+      if (err instanceof InvalidState) {
+        // Why it takes no address now (it may have changed since the view above): cancelled, or given one.
+        const now = await claims.view(id, token).catch(() => view);
+        return showClaim(req, res, id, token, 409, { error: now.status === 'CANCELLED' ? m.refundCancelledNoAddress : m.addressAlreadySet });
+      }
       const shown = formError(err, view, m, state);
       if (shown === undefined) throw err;
       return showClaim(req, res, id, token, 400, { ...state, ...shown });

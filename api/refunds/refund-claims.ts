@@ -108,12 +108,13 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       const found = await uow.stores.refunds.findById(key);
       if (!found) throw LINK_NOT_VALID();
       const asset = registry.byId(found.assetId);
-      const refused = () => new InvalidState('invalid-state', 'This refund already has an address; it cannot be changed.');
+      const refused = (status = found.status) =>
+        new InvalidState('invalid-state', status === 'CANCELLED' ? 'This refund was cancelled; it takes no address.' : 'This refund already has an address; it cannot be changed.');
       if (found.addressTo !== null || found.status !== 'AWAITING_ADDRESS') throw refused();
       await checkDestination(registry, uow.stores.addresses, asset, destination.addressTo, destination.destTag);
       const withdrawalId = await uow.transaction(async (stores) => {
         const refund = (await stores.refunds.lockById(key))!;
-        if (refund.addressTo !== null || refund.status !== 'AWAITING_ADDRESS') throw refused();
+        if (refund.addressTo !== null || refund.status !== 'AWAITING_ADDRESS') throw refused(refund.status);
         const now = clock();
         const destTag = destination.destTag ?? null;
         const withdrawal = await startRefundPayout(stores, { clock, withdrawalTransitions: deps.withdrawalTransitions }, refund, { asset, addressTo: destination.addressTo, destTag });

@@ -110,6 +110,19 @@ describe('the claim page', () => {
     assert.equal((await api.get(`/refund/${refund.id}`)).body.addressTo, ETH_ADDRESS);
   });
 
+  test('an address sent on the link of a refund the shop cancelled is told that, not "already has an address"', async () => {
+    const payment = await paid('1', '1.5');
+    const refund = (await api.post(`/payment/${payment.id}/refund`, {})).body;
+    const token = new URL(refund.claimUrl).searchParams.get('token')!;
+    assert.equal((await api.post(`/refund/${refund.id}/cancel`, {})).status, 200);
+    const late = await postForm('/refund', { id: refund.id, token, lang: 'en', addressTo: ETH_ADDRESS });
+    assert.equal(late.status, 409);
+    const html = await late.text();
+    assert.match(html, /The shop cancelled this refund, so it takes no address. Ask the shop if you expected it./);
+    assert.equal(html.includes('already has an address'), false);
+    assert.equal((await api.get(`/refund/${refund.id}`)).body.addressTo, null);
+  });
+
   test('asks for a tag on a network that routes by one', async () => {
     const payment = await paid('100', '150', XRP);
     const refund = (await api.post(`/payment/${payment.id}/refund`, {})).body;

@@ -28,6 +28,7 @@ const de: PayerMessages = {
   tagInvalid: `Ein Ziel-Tag ist eine ganze Zahl von 0 bis 4294967295.`,
   addressOwn: (network) => `Diese Adresse gehört dem Zahlungsdienst selbst: Eine Erstattung dorthin würde Sie nicht erreichen. Geben Sie eine Adresse Ihrer eigenen ${network}-Wallet ein.`,
   addressAlreadySet: `Diese Erstattung hat bereits eine Adresse; sie kann nicht geändert werden.`,
+  refundCancelledNoAddress: `Der Shop hat diese Erstattung storniert; sie nimmt keine Adresse mehr an. Fragen Sie beim Shop nach, wenn Sie sie erwartet haben.`,
   alreadyRequested: `Für diese Zahlung wurde bereits eine Erstattung angefordert; sie wartet auf den Shop.`,
   nothingToRefund: `Für diese Zahlung gibt es nichts zu erstatten.`,
   shopRefunding: `Der Shop erstattet diese Zahlung bereits.`,

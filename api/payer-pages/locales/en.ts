@@ -28,6 +28,7 @@ const en: PayerMessages = {
   tagInvalid: 'A destination tag is a whole number from 0 to 4294967295.',
   addressOwn: (network) => `This address belongs to the payment service itself: a refund sent there would not reach you. Enter an address of your own ${network} wallet.`,
   addressAlreadySet: 'This refund already has an address; it cannot be changed.',
+  refundCancelledNoAddress: 'The shop cancelled this refund, so it takes no address. Ask the shop if you expected it.',
   alreadyRequested: 'A refund of this payment was already requested and waits for the shop.',
   nothingToRefund: 'This payment has nothing to refund.',
   shopRefunding: 'The shop is already refunding this payment.',

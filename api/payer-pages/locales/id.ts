@@ -28,6 +28,7 @@ const id: PayerMessages = {
   tagInvalid: `Tag tujuan adalah bilangan bulat dari 0 sampai 4294967295.`,
   addressOwn: (network) => `Alamat ini milik layanan pembayaran itu sendiri: pengembalian dana yang dikirim ke sana tidak akan sampai kepada Anda. Masukkan alamat dompet ${network} Anda sendiri.`,
   addressAlreadySet: `Pengembalian dana ini sudah memiliki alamat; alamat tidak dapat diubah.`,
+  refundCancelledNoAddress: `Toko membatalkan pengembalian dana ini, jadi tidak lagi menerima alamat. Tanyakan kepada toko jika Anda menantikannya.`,
   alreadyRequested: `Pengembalian dana untuk pembayaran ini sudah diminta dan menunggu toko.`,
   nothingToRefund: `Tidak ada yang dapat dikembalikan dari pembayaran ini.`,
   shopRefunding: `Toko sedang memproses pengembalian dana pembayaran ini.`,

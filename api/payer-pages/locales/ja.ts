@@ -28,6 +28,7 @@ const ja: PayerMessages = {
   tagInvalid: `宛先タグは 0 から 4294967295 までの整数です。`,
   addressOwn: (network) => `このアドレスは決済サービス自体のものです。ここに送られた返金はお客様に届きません。ご自身の ${network} ウォレットのアドレスを入力してください。`,
   addressAlreadySet: `この返金にはすでにアドレスがあり、変更できません。`,
+  refundCancelledNoAddress: `ショップがこの返金をキャンセルしたため、アドレスは受け付けられません。返金を待っていた場合はショップにお問い合わせください。`,
   alreadyRequested: `この支払いの返金はすでに申請され、ショップの対応待ちです。`,
   nothingToRefund: `この支払いに返金できるものはありません。`,
   shopRefunding: `ショップはすでにこの支払いの返金手続きを進めています。`,

@@ -28,6 +28,7 @@ const ptBR: PayerMessages = {
   tagInvalid: `Uma tag de destino é um número inteiro de 0 a 4294967295.`,
   addressOwn: (network) => `Este endereço pertence ao próprio serviço de pagamento: um reembolso enviado para ele não chegaria até você. Informe um endereço da sua própria carteira ${network}.`,
   addressAlreadySet: `Este reembolso já tem um endereço; ele não pode ser alterado.`,
+  refundCancelledNoAddress: `A loja cancelou este reembolso, então ele não aceita mais um endereço. Fale com a loja se você o esperava.`,
   alreadyRequested: `Um reembolso deste pagamento já foi solicitado e aguarda a loja.`,
   nothingToRefund: `Este pagamento não tem nada a reembolsar.`,
   shopRefunding: `A loja já está reembolsando este pagamento.`,
