@@ -7,6 +7,7 @@ import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { ROOT, SERVER_ENTRY } from '../../scripts/compiled-server.ts';
+import { loadConfig } from '../../api/config.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import { freePort, type ServerProcess, startServerProcess, storeEnv } from '../helpers/server-process.ts';
 
@@ -220,6 +221,23 @@ test('a request that arrives while the service is still starting is held and ans
     child.kill();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a PUBLIC_URL with a path stops start-up with one line: the pages and links live at the root of the host', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-public-url-'));
+  try {
+    const { code, stdout, stderr } = await runToExit({ NODE_ENV: 'development', SIMULATOR: 'on', PORT: '0', DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:47319/checkout' });
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'crypto-checkout: PUBLIC_URL must be an origin with no path (the service answers at the root of its own host, such as https://pay.example.com), got "http://localhost:47319/checkout"\n',
+    );
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  // A trailing slash is no path.
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl, 'https://pay.example.com');
 });
 
 test('a DATA_DIR that cannot be a directory stops start-up with one line naming DATA_DIR', async () => {
