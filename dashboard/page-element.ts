@@ -93,12 +93,12 @@ export abstract class PageElement extends LitElement {
    * was used is often gone by then (an approved row has no Approve), and the focus must not drop
    * to the document's start.
    */
-  protected async act(done: string, work: () => Promise<unknown>, focus: string[] = []): Promise<void> {
+  protected async act<T>(done: string | ((result: T) => string), work: () => Promise<T>, focus: string[] = []): Promise<void> {
     this.failure = '';
     this.message = '';
     try {
-      await work();
-      this.message = done;
+      const result = await work();
+      this.message = typeof done === 'string' ? done : done(result);
       await this.refresh();
       if (focus.length > 0) await this.focusFirst(focus);
     } catch (err) {

@@ -23,6 +23,13 @@ interface Delivery {
   createdAt: string;
 }
 
+/** What a redelivery did: the endpoint's answer, which may be a refusal. */
+function redelivered(delivery: Delivery): string {
+  if (delivery.statusCode !== null && delivery.statusCode >= 200 && delivery.statusCode < 300) return `Sent again: the endpoint answered ${delivery.statusCode}.`;
+  if (delivery.statusCode !== null) return `Sent again, but the endpoint answered ${delivery.statusCode}: it has not taken the event.`;
+  return `Sent again, but no answer came${delivery.error ? ` (${delivery.error})` : ''}: the endpoint has not taken the event.`;
+}
+
 /** The webhooks page. */
 export class WebhooksPage extends PageElement {
   static override properties = { ...PageElement.properties, endpoints: { state: true }, log: { state: true }, secret: { state: true } };
@@ -113,7 +120,7 @@ export class WebhooksPage extends PageElement {
               <thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">When</th>${this.canChange ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
               <tbody>${this.log.deliveries.map(
                 (d) => html`<tr><td>${d.type}</td><td>${d.attempt}</td><td>${d.statusCode ?? d.error ?? ''}</td><td>${timeText(d.createdAt)}</td>
-                  ${this.canChange ? html`<td><button type="button" @click=${() => this.act('Sent again.', () => call('POST', `/webhooks/${this.log!.endpoint.id}/deliveries/${d.id}/redeliver`))}>Redeliver<span class="visually-hidden"> ${d.type} attempt ${d.attempt}</span></button></td>` : ''}</tr>`,
+                  ${this.canChange ? html`<td><button type="button" @click=${() => this.act(redelivered, () => call<Delivery>('POST', `/webhooks/${this.log!.endpoint.id}/deliveries/${d.id}/redeliver`))}>Redeliver<span class="visually-hidden"> ${d.type} attempt ${d.attempt}</span></button></td>` : ''}</tr>`,
               )}</tbody></table></div>`
         : ''}
     `;

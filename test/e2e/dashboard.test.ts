@@ -9,6 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
@@ -244,6 +246,34 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await text(page, 'payments-page [role="alert"]'), 'The export range ends before it starts: pick a "To" date on or after the "From" date.');
     assert.equal(new URL(page.url()).pathname, '/dashboard/payments');
     await page.browserContext().close();
+  });
+
+  test('redelivering says what the endpoint answered: a refusal is not "sent"', async () => {
+    let status = 500;
+    const hook = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(status).end()));
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    try {
+      const api = merchantApi(server, shop);
+      const endpoint = (await api.post('/webhooks', { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/refusing-hook` })).body;
+      const payment = await api.post('/payment', { amount: '20', asset: { short: 'XRP', network: 'ripple' }, invoice: 'redeliver-1' });
+      await postJson(`${server.api}/dev/transactions`, { address: payment.body.addressTo, destTag: payment.body.destTag, amount: '5', asset: { short: 'XRP', network: 'ripple' }, confirmations: 0 });
+      await server.services.dispatcher.run();
+      assert.equal((await api.get(`/webhooks/${endpoint.id}/deliveries`)).body.data[0].statusCode, 500);
+      const { page } = await newPage();
+      await signIn(page, owner);
+      await page.goto(`${server.url}/dashboard/webhooks`);
+      await page.waitForSelector(`webhooks-page li[data-id="${endpoint.id}"] button`);
+      await (await page.$$(`webhooks-page li[data-id="${endpoint.id}"] button`))[0]!.click();
+      await page.waitForSelector('webhooks-page tbody button');
+      await page.click('webhooks-page tbody button');
+      await page.waitForFunction(`document.querySelector('webhooks-page [role="status"]')?.textContent === 'Sent again, but the endpoint answered 500: it has not taken the event.'`);
+      status = 204;
+      await page.click('webhooks-page tbody button');
+      await page.waitForFunction(`document.querySelector('webhooks-page [role="status"]')?.textContent === 'Sent again: the endpoint answered 204.'`);
+      await page.browserContext().close();
+    } finally {
+      await new Promise<void>((resolve) => hook.close(() => resolve()));
+    }
   });
 
   test('the export takes the browser\'s local days, by default the last thirty, and names the file by the dates chosen', async () => {
