@@ -150,6 +150,10 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     } catch (e) {
       if (!(e instanceof InvalidInput)) throw e;
       printFieldErrors(e.details ?? [], { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
+      // The service's own address is the CLI's PUBLIC_URL (or PORT): when neither is given, say so.
+      if (e.details?.some((d) => d.path === 'logoUrl' && d.message.includes('on this service')) && !process.env.PUBLIC_URL && !process.env.PORT) {
+        err('(This service\'s address is read from PUBLIC_URL or PORT, as the service reads it; neither is set for this command.)\n');
+      }
       return 2;
     }
     if (values.json) {

@@ -261,6 +261,33 @@ describe('merchant create, refused', () => {
     });
   }
 
+  test('a plain-http logo on the service\'s own address is judged by the PUBLIC_URL the CLI is given, and says so when none is', async () => {
+    const bad = await scratch();
+    const saved = { PUBLIC_URL: process.env.PUBLIC_URL, PORT: process.env.PORT };
+    try {
+      delete process.env.PUBLIC_URL;
+      delete process.env.PORT;
+      const args = ['merchant', 'create', '--name', 'Own logo', '--logo-url', 'http://localhost:47311/demo/assets/logo.svg', '--json'];
+      const unset = await cli(args, bad);
+      assert.equal(unset.code, 2);
+      assert.equal(
+        unset.stderr,
+        "--logo-url must be an https:// URL (or on this service, http://localhost:3000): the payer's page shows images only from those\n" +
+          "(This service's address is read from PUBLIC_URL or PORT, as the service reads it; neither is set for this command.)\n",
+      );
+      process.env.PUBLIC_URL = 'http://localhost:47311';
+      const given = await cli(args, bad);
+      assert.equal(given.code, 0, given.stderr);
+      assert.equal(JSON.parse(given.stdout).merchant.logoUrl, 'http://localhost:47311/demo/assets/logo.svg');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await removeStore(bad);
+    }
+  });
+
   test('through npm too: exit code 2 and the usage on stderr', async () => {
     const result = await npmCli(['merchant', 'create'], store);
     assert.equal(result.code, 2);
