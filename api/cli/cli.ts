@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { ImportRefused, importSqlite, openSqliteSource, sampleSealedSecret } from '../db/import-sqlite.ts';
 import { decryptSecretKey } from '../merchants/merchant-keys.ts';
 import { printFieldErrors } from './flags.ts';
-import type { MerchantService } from '../merchants/merchant.service.ts';
+import { logoProblem, readNewMerchant, type MerchantService } from '../merchants/merchant.service.ts';
 import { openCliDatabase, withMerchantServices } from './cli-services.ts';
 import { InvalidInput } from '../shared/errors.ts';
 import { loadServerKey } from '../merchants/server-key.ts';
@@ -141,21 +141,25 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     ...(values['site-url'] !== undefined ? { siteUrl: values['site-url'] } : {}),
     ...(values['logo-url'] !== undefined ? { logoUrl: values['logo-url'] } : {}),
   };
-  return withMerchants(async (merchants) => {
-    let created;
-    try {
-      // Every bad flag at once, a logo the payer's page would not show among them (only the service
-      // knows its own origin): each named by its flag.
-      created = await merchants.create(merchants.readNew(given));
-    } catch (e) {
-      if (!(e instanceof InvalidInput)) throw e;
-      printFieldErrors(e.details ?? [], { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
-      // The service's own address is the CLI's PUBLIC_URL (or PORT): when neither is given, say so.
-      if (e.details?.some((d) => d.path === 'logoUrl' && d.message.includes('on this service')) && !process.env.PUBLIC_URL && !process.env.PORT) {
-        err('(This service\'s address is read from PUBLIC_URL or PORT, as the service reads it; neither is set for this command.)\n');
-      }
-      return 2;
+  // Every bad flag at once, a logo the payer's page would not show among them (judged against the
+  // service's own address, PUBLIC_URL or PORT), each named by its flag, before any store is opened.
+  const { publicUrl } = loadConfig();
+  let input;
+  try {
+    input = readNewMerchant(given, publicUrl);
+  } catch (e) {
+    if (!(e instanceof InvalidInput)) throw e;
+    printFieldErrors(e.details ?? [], { name: '--name', email: '--email', siteUrl: '--site-url', logoUrl: '--logo-url' }, err);
+    // A logo on this machine refused only because the command was not told the service's address.
+    const logo = given.logoUrl !== undefined && URL.canParse(given.logoUrl) ? new URL(given.logoUrl).hostname : '';
+    const local = ['localhost', '127.0.0.1', '[::1]', new URL(publicUrl).hostname].includes(logo);
+    if (local && logoProblem(given.logoUrl, new URL(publicUrl).origin) && !process.env.PUBLIC_URL && !process.env.PORT) {
+      err('(This service\'s address is read from PUBLIC_URL or PORT, as the service reads it; neither is set for this command.)\n');
     }
+    return 2;
+  }
+  return withMerchants(async (merchants) => {
+    const created = await merchants.create(input);
     if (values.json) {
       out(JSON.stringify(created) + '\n');
     } else {

@@ -15,6 +15,32 @@ import type { UnitOfWork } from '../unit-of-work.ts';
  */
 export const RECHECK_MS = 30_000;
 
+/**
+ * Refuses a logo the payer's page would never show: its Content-Security-Policy loads images over
+ * https or from this service only (`ownOrigin`, PUBLIC_URL's), so a plain-http logo elsewhere would
+ * be saved and silently blank.
+ */
+export function logoProblem(logoUrl: string | null | undefined, ownOrigin: string | undefined): FieldError | undefined {
+  if (!logoUrl || ownOrigin === undefined || !URL.canParse(logoUrl)) return undefined;
+  const url = new URL(logoUrl);
+  if (url.protocol === 'https:' || url.origin === ownOrigin) return undefined;
+  return { path: 'logoUrl', message: `must be an https:// URL (or on this service, ${ownOrigin}): the payer's page shows images only from those` };
+}
+
+/**
+ * Reads a new merchant's fields: every bad field at once, a logo the payer's page would not show
+ * among them. Needs no store, so a command line can judge its flags before opening one.
+ */
+export function readNewMerchant(body: unknown, publicUrl: string): CreateMerchantInput {
+  const parsed = parseCollecting(CreateMerchantInput, body);
+  const errors: FieldError[] = [...parsed.errors];
+  const logoUrl = fieldsOf(body).logoUrl;
+  const logo = typeof logoUrl === 'string' && !errors.some((e) => e.path === 'logoUrl') ? logoProblem(logoUrl, new URL(publicUrl).origin) : undefined;
+  if (logo) errors.push(logo);
+  if (errors.length > 0) throw invalidFields(errors);
+  return parsed.data!;
+}
+
 /** Creates the merchant use cases. */
 export function createMerchantService(deps: {
   uow: UnitOfWork;
@@ -27,16 +53,7 @@ export function createMerchantService(deps: {
   const { uow, serverKey, clock, keyChanges } = deps;
   const ownOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
 
-  /**
-   * Refuses a logo the payer's page would never show: its Content-Security-Policy loads images over
-   * https or from this service only, so a plain-http logo elsewhere would be saved and silently blank.
-   */
-  function logoError(logoUrl: string | null | undefined): FieldError | undefined {
-    if (!logoUrl || ownOrigin === undefined || !URL.canParse(logoUrl)) return undefined;
-    const url = new URL(logoUrl);
-    if (url.protocol === 'https:' || url.origin === ownOrigin) return undefined;
-    return { path: 'logoUrl', message: `must be an https:// URL (or on this service, ${ownOrigin}): the payer's page shows images only from those` };
-  }
+  const logoError = (logoUrl: string | null | undefined) => logoProblem(logoUrl, ownOrigin);
   function checkLogo(logoUrl: string | null | undefined): void {
     const error = logoError(logoUrl);
     if (error) throw invalidFields([error]);
@@ -175,17 +192,6 @@ export function createMerchantService(deps: {
       } catch {
         throw new Error('the server key does not decrypt the stored merchant secret keys; start with the SERVER_KEY (or DATA_DIR/server.key) this database was created with');
       }
-    },
-
-    /** Reads a new merchant's fields: every bad field at once, a logo the payer's page would not show among them. */
-    readNew(body: unknown): CreateMerchantInput {
-      const parsed = parseCollecting(CreateMerchantInput, body);
-      const errors: FieldError[] = [...parsed.errors];
-      const logoUrl = fieldsOf(body).logoUrl;
-      const logo = typeof logoUrl === 'string' && !errors.some((e) => e.path === 'logoUrl') ? logoError(logoUrl) : undefined;
-      if (logo) errors.push(logo);
-      if (errors.length > 0) throw invalidFields(errors);
-      return parsed.data!;
     },
 
     /**

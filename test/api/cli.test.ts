@@ -255,6 +255,8 @@ describe('merchant create, refused', () => {
         assert.equal(result.stdout, '');
         assert.ok(result.stderr.startsWith(message), result.stderr);
         assert.equal(await merchantCount(bad), 0);
+        // Judged before any store is opened: no database, no server key made in DATA_DIR.
+        assert.deepEqual(fs.readdirSync(bad.dataDir), []);
       } finally {
         await removeStore(bad);
       }
@@ -275,6 +277,9 @@ describe('merchant create, refused', () => {
         "--logo-url must be an https:// URL (or on this service, http://localhost:3000): the payer's page shows images only from those\n" +
           "(This service's address is read from PUBLIC_URL or PORT, as the service reads it; neither is set for this command.)\n",
       );
+      // A logo on another site: the service's address would not help, so no hint about it.
+      const elsewhere = await cli(['merchant', 'create', '--name', 'Far logo', '--logo-url', 'http://other.example/logo.png'], bad);
+      assert.equal(elsewhere.stderr, "--logo-url must be an https:// URL (or on this service, http://localhost:3000): the payer's page shows images only from those\n");
       process.env.PUBLIC_URL = 'http://localhost:47311';
       const given = await cli(args, bad);
       assert.equal(given.code, 0, given.stderr);
