@@ -29,9 +29,11 @@ export function coinbaseSource(base = COINBASE_URL): RateSource {
             outcomes.set(pair, price === undefined ? { kind: 'not-quoted' } : outcomeOf(() => positivePrice(price)));
           }
         } catch (err) {
-          // An asset Coinbase does not know: 400 {"errors": [{"id": "invalid_request", …}]}. Any other
-          // 400 or 404 (a proxy's page, a wrong RATE_SOURCE_COINBASE_URL) says nothing of the asset.
-          const notQuoted = err instanceof SourceError && (err.status === 400 || err.status === 404) && Array.isArray(member(err.body, 'errors'));
+          // An asset Coinbase does not know: 400 {"errors": [{"id": "invalid_request", …}]}. Anything
+          // else (its own 404 {"errors": [{"id": "not_found"}]} for a wrong path, a proxy's page, a
+          // wrong RATE_SOURCE_COINBASE_URL) says nothing of the asset.
+          const errors = err instanceof SourceError && err.status === 400 ? member(err.body, 'errors') : undefined;
+          const notQuoted = Array.isArray(errors) && member(errors[0], 'id') === 'invalid_request';
           for (const pair of mine) outcomes.set(pair, notQuoted ? { kind: 'not-quoted' } : { kind: 'failed', reason: (err as Error).message });
         }
       });

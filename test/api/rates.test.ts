@@ -234,6 +234,18 @@ describe('the rate book', () => {
     } finally {
       await new Promise<void>((resolve) => pages.close(() => resolve()));
     }
+    // Coinbase itself at a wrong path (its own 404 JSON, not "invalid currency"), and a market
+    // Bitstamp lists whose ticker 404s: failing too, not unsupported.
+    source('bitstamp').prices.set('BTC/CHF', '57000');
+    const odd = book(['coinbase', 'bitstamp'], { RATE_SOURCE_COINBASE_URL: `${source('coinbase').url}/v2` });
+    await assert.rejects(odd.rate('BTC', 'CHF'), RatesUnavailable);
+    assert.deepEqual(
+      odd.health().map(({ name, status, error }) => ({ name, status, error })),
+      [
+        { name: 'coinbase', status: 'failing', error: 'BTC/CHF: answered HTTP 404' },
+        { name: 'bitstamp', status: 'failing', error: 'BTC/CHF: answered HTTP 404 for btcchf, a market it lists' },
+      ],
+    );
   });
 
   test('JPY quotes, whose currency has no minor digits, are used as they come', async () => {

@@ -44,7 +44,8 @@ function answer(name: SourceName, url: URL, prices: Map<string, string>): Answer
     case 'coinbase': {
       const short = url.searchParams.get('currency') ?? '';
       const rates = pricesOf(short);
-      if (url.pathname !== '/v2/exchange-rates' || rates.length === 0) return json('{"errors":[{"id":"invalid_request","message":"Invalid currency"}]}', 400);
+      if (url.pathname !== '/v2/exchange-rates') return json('{"errors":[{"id":"not_found","message":"Not found"}]}', 404);
+      if (rates.length === 0) return json('{"errors":[{"id":"invalid_request","message":"Invalid currency"}]}', 400);
       return json(`{"data":{"currency":${quoted(short)},"rates":{${rates.map(([fiat, price]) => `${quoted(fiat)}:${quoted(price)}`).join(',')}}}}`);
     }
     case 'kraken': {
