@@ -168,7 +168,7 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
   if (url.search || url.hash) throw new ConfigError(`PUBLIC_URL must not have a query or fragment, got "${raw}"`);
   // The pages, scripts and links the service serves are at the root of its address (/pay, /widget/…,
   // /refund): under a path they would miss it. A proxy must give the service a host of its own.
-  if (url.pathname !== '/') {
+  if (!/^\/*$/.test(url.pathname)) {
     throw new ConfigError(`PUBLIC_URL must be an origin with no path (the service answers at the root of its own host, such as https://pay.example.com), got "${raw}"`);
   }
   return url.toString().replace(/\/+$/, '');

@@ -238,6 +238,7 @@ test('a PUBLIC_URL with a path stops start-up with one line: the pages and links
   }
   // A trailing slash is no path.
   assert.equal(loadConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl, 'https://pay.example.com');
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://pay.example.com//' }).publicUrl, 'https://pay.example.com');
 });
 
 test('a DATA_DIR that cannot be a directory stops start-up with one line naming DATA_DIR', async () => {

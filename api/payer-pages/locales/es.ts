@@ -28,7 +28,7 @@ const es: PayerMessages = {
   tagInvalid: `Una etiqueta de destino es un número entero de 0 a 4294967295.`,
   addressOwn: (network) => `Esta dirección pertenece al propio servicio de pago: un reembolso enviado allí no te llegaría. Introduce una dirección de tu propio monedero de ${network}.`,
   addressAlreadySet: `Este reembolso ya tiene una dirección; no se puede cambiar.`,
-  refundCancelledNoAddress: `La tienda canceló este reembolso, así que ya no admite una dirección. Pregunte a la tienda si lo esperaba.`,
+  refundCancelledNoAddress: `La tienda canceló este reembolso, así que ya no admite una dirección. Pregunta a la tienda si lo esperabas.`,
   alreadyRequested: `Ya se solicitó un reembolso de este pago y espera a la tienda.`,
   nothingToRefund: `Este pago no tiene nada que reembolsar.`,
   shopRefunding: `La tienda ya está reembolsando este pago.`,

@@ -28,7 +28,7 @@ const fr: PayerMessages = {
   tagInvalid: `Un tag de destination est un nombre entier de 0 à 4294967295.`,
   addressOwn: (network) => `Cette adresse appartient au service de paiement lui-même : un remboursement envoyé là ne vous parviendrait pas. Saisissez une adresse de votre propre portefeuille ${network}.`,
   addressAlreadySet: `Ce remboursement a déjà une adresse ; elle ne peut pas être modifiée.`,
-  refundCancelledNoAddress: `La boutique a annulé ce remboursement ; il ne prend plus d’adresse. Contactez la boutique si vous l’attendiez.`,
+  refundCancelledNoAddress: `La boutique a annulé ce remboursement ; il n’accepte plus d’adresse. Contactez la boutique si vous l’attendiez.`,
   alreadyRequested: `Un remboursement de ce paiement a déjà été demandé et attend la boutique.`,
   nothingToRefund: `Ce paiement n’a rien à rembourser.`,
   shopRefunding: `La boutique rembourse déjà ce paiement.`,

@@ -28,7 +28,7 @@ const tr: PayerMessages = {
   tagInvalid: `Hedef etiketi 0 ile 4294967295 arasında bir tam sayıdır.`,
   addressOwn: (network) => `Bu adres ödeme hizmetinin kendisine ait: oraya gönderilen bir iade size ulaşmaz. Kendi ${network} cüzdanınızın bir adresini girin.`,
   addressAlreadySet: `Bu iadenin zaten bir adresi var; değiştirilemez.`,
-  refundCancelledNoAddress: `Mağaza bu iadeyi iptal etti; artık adres kabul etmiyor. Bekliyorsanız mağazaya sorun.`,
+  refundCancelledNoAddress: `Mağaza bu iadeyi iptal etti; bu iade artık adres kabul etmiyor. İadeyi bekliyorduysanız mağazaya danışın.`,
   alreadyRequested: `Bu ödeme için zaten iade talep edildi ve mağazayı bekliyor.`,
   nothingToRefund: `Bu ödemede iade edilecek bir şey yok.`,
   shopRefunding: `Mağaza bu ödemeyi zaten iade ediyor.`,

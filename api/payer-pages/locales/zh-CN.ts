@@ -28,7 +28,7 @@ const zhCN: PayerMessages = {
   tagInvalid: `目标标签是 0 到 4294967295 之间的整数。`,
   addressOwn: (network) => `此地址属于支付服务本身：退款发送到这里将无法到达您。请输入您自己的 ${network} 钱包地址。`,
   addressAlreadySet: `此退款已有地址，无法更改。`,
-  refundCancelledNoAddress: `商店已取消此退款，因此不再接受地址。如果您在等待这笔退款，请联系商店。`,
+  refundCancelledNoAddress: `商家已取消此退款，因此不再接受地址。如果您在等待这笔退款，请联系商家。`,
   alreadyRequested: `此付款已申请退款，正在等待商家处理。`,
   nothingToRefund: `此付款没有可退的款项。`,
   shopRefunding: `商家已在为此付款办理退款。`,
