@@ -42,9 +42,9 @@ export async function getJson(url: string, signal: AbortSignal): Promise<JsonVal
     const declared = Number(response.headers.get('content-length') ?? 0);
     let body: JsonValue | undefined;
     if (declared <= ERROR_BODY_BYTES && (response.headers.get('content-type') ?? '').includes('json')) {
-      const text = await response.text().catch(() => '');
+      const text = await readBounded(response, ERROR_BODY_BYTES).catch(() => undefined);
       try {
-        if (text.length <= ERROR_BODY_BYTES) body = parseJsonKeepingNumbers(text);
+        if (text !== undefined) body = parseJsonKeepingNumbers(text);
       } catch {
         body = undefined;
       }
@@ -58,18 +58,35 @@ export async function getJson(url: string, signal: AbortSignal): Promise<JsonVal
     await response.body?.cancel().catch(() => {});
     throw new SourceError(`answered ${declared} bytes, more than a price needs`);
   }
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await response.text();
+    text = await readBounded(response, MAX_BODY_BYTES);
   } catch (err) {
     throw new SourceError(signal.aborted ? 'no answer within the time allowed' : `answer cut off (${causeOf(err)})`);
   }
-  if (text.length > MAX_BODY_BYTES) throw new SourceError(`answered ${text.length} characters, more than a price needs`);
+  if (text === undefined) throw new SourceError(`answered more than ${MAX_BODY_BYTES} bytes, more than a price needs`);
   try {
     return parseJsonKeepingNumbers(text);
   } catch {
     throw new SourceError(`answered with status 200 but not JSON (starts "${text.slice(0, 40).replace(/\s+/g, ' ')}")`);
   }
+}
+
+// The body as text, read no further than `limit` bytes (a chunked answer declares no length):
+// undefined, and the rest left unread, when it is longer.
+async function readBounded(response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function causeOf(err: unknown): string {

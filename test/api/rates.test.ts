@@ -248,6 +248,31 @@ describe('the rate book', () => {
     );
   });
 
+  test('an endless answer (chunked, no length) is cut off at 1 MiB: the source is failing, nothing more is read', async () => {
+    let sent = 0;
+    const endless = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (sent < 64 * 1024 * 1024) res.once('drain', more);
+        else res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      more();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const rates = book(['coinbase'], { RATE_SOURCE_COINBASE_URL: `http://127.0.0.1:${(endless.address() as AddressInfo).port}` });
+      await assert.rejects(rates.rate('BTC', 'USD'), RatesUnavailable);
+      assert.deepEqual(rates.health().map(({ status, error }) => ({ status, error })), [{ status: 'failing', error: 'BTC/USD: answered more than 1048576 bytes, more than a price needs' }]);
+      assert.ok(sent < 16 * 1024 * 1024, `stopped reading early (${sent} bytes sent)`);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
+  });
+
   test('JPY quotes, whose currency has no minor digits, are used as they come', async () => {
     source('bitstamp').prices.set('ETH/JPY', '450000');
     const rates = book(['bitstamp']);
