@@ -5,7 +5,7 @@ import { payerPageStyles } from './page-shell.ts';
 import { REFUND_FOLLOW_SCRIPT, REFUND_FOLLOW_SCRIPT_PATH } from './refund-follow-script.ts';
 import type { Asset } from '../networks/asset-registry.ts';
 import { networkName } from '../../widget/checkout-format.ts';
-import type { RefundClaims } from '../refunds/refund-claims.ts';
+import { RefundCancelled, type RefundClaims } from '../refunds/refund-claims.ts';
 import { DestinationInput } from '../refunds/refund.schema.ts';
 import { isOwnAddressRefusal } from '../withdrawals/withdrawal-request.ts';
 import { Conflict, DomainError, InvalidInput, InvalidState, NotFound, NotYet } from '../shared/errors.ts';
@@ -87,11 +87,7 @@ export function refundPageRoutes(claims: RefundClaims, publicUrl: string, limit:
       if (!parsed.success) throw new InvalidInput('validation-failed', 'bad destination', [{ path: String(parsed.error.issues[0]?.path[0] ?? 'addressTo'), message: '' }]);
       await claims.claim(id, token, parsed.data);
     } catch (err) {
-      if (err instanceof InvalidState) {
-        // Why it takes no address now (it may have changed since the view above): cancelled, or given one.
-        const now = await claims.view(id, token).catch(() => view);
-        return showClaim(req, res, id, token, 409, { error: now.status === 'CANCELLED' ? m.refundCancelledNoAddress : m.addressAlreadySet });
-      }
+      if (err instanceof InvalidState) return showClaim(req, res, id, token, 409, { error: err instanceof RefundCancelled ? m.refundCancelledNoAddress : m.addressAlreadySet });
       const shown = formError(err, view, m, state);
       if (shown === undefined) throw err;
       return showClaim(req, res, id, token, 400, { ...state, ...shown });

@@ -38,7 +38,7 @@ export function bitstampSource(base = BITSTAMP_URL): RateSource {
     name: 'bitstamp',
     async quote(pairs, signal) {
       const outcomes: PairOutcome[] = Array.from(pairs, () => ({ kind: 'failed', reason: 'not asked' }));
-      const missing: number[] = [];
+      const missing: Array<{ index: number; market: string }> = [];
       await eachLimited([...pairs.keys()], SOURCE_CONCURRENCY, async (index) => {
         const pair = pairs[index]!;
         const market = `${pair.short}${pair.currency}`.toLowerCase();
@@ -46,7 +46,7 @@ export function bitstampSource(base = BITSTAMP_URL): RateSource {
           const body = await getJson(`${base}/api/v2/ticker/${encodeURIComponent(market)}/`, signal);
           outcomes[index] = outcomeOf(() => positivePrice(member(body, 'last')));
         } catch (err) {
-          if (err instanceof SourceError && err.status === 404) missing.push(index);
+          if (err instanceof SourceError && err.status === 404) missing.push({ index, market });
           else outcomes[index] = { kind: 'failed', reason: (err as Error).message };
         }
       });
@@ -54,8 +54,7 @@ export function bitstampSource(base = BITSTAMP_URL): RateSource {
         // A 404 is "not listed" only for a market the list lacks: a listed one (or any, when the list
         // cannot be read) that 404s is the source failing, never an unsupported currency.
         const symbols = await listed(signal);
-        for (const index of missing) {
-          const market = `${pairs[index]!.short}${pairs[index]!.currency}`.toLowerCase();
+        for (const { index, market } of missing) {
           if (typeof symbols === 'string') outcomes[index] = { kind: 'failed', reason: `answered HTTP 404, and ${symbols}` };
           else outcomes[index] = symbols.has(market) ? { kind: 'failed', reason: `answered HTTP 404 for ${market}, a market it lists` } : { kind: 'not-quoted' };
         }

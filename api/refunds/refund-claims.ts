@@ -69,6 +69,11 @@ export interface RefundClaimsDeps {
 
 const LINK_NOT_VALID = () => new NotFound('not-found', 'This refund link is not valid.');
 
+/** A claim on a refund the shop cancelled: it takes no address (answered as `invalid-state`). */
+export class RefundCancelled extends InvalidState {
+  override name = 'RefundCancelled';
+}
+
 /** Creates the payer's refund use cases. */
 export function createRefundClaims(deps: RefundClaimsDeps) {
   const { uow, registry, clock, logger, tokens, transitions } = deps;
@@ -109,7 +114,7 @@ export function createRefundClaims(deps: RefundClaimsDeps) {
       if (!found) throw LINK_NOT_VALID();
       const asset = registry.byId(found.assetId);
       const refused = (status = found.status) =>
-        new InvalidState('invalid-state', status === 'CANCELLED' ? 'This refund was cancelled; it takes no address.' : 'This refund already has an address; it cannot be changed.');
+        status === 'CANCELLED' ? new RefundCancelled('invalid-state', 'This refund was cancelled; it takes no address.') : new InvalidState('invalid-state', 'This refund already has an address; it cannot be changed.');
       if (found.addressTo !== null || found.status !== 'AWAITING_ADDRESS') throw refused();
       await checkDestination(registry, uow.stores.addresses, asset, destination.addressTo, destination.destTag);
       const withdrawalId = await uow.transaction(async (stores) => {
